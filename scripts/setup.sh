@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Idempotent set-up for racewatch on Debian 12: every step skips what is
+# already there, so running it twice costs a few seconds.
+#
+#   1. Debian packages: clang-19 and libclang-19-dev (the front end), libz3-dev
+#      (the solver library), xz-utils (driver sources).
+#   2. Debian's kernel headers for the newest linux 6.12, resolved with
+#      apt-cache at run time, unpacked into the cache with dpkg -x (no kernel
+#      image is installed).
+#   3. The real driver sources the tests and benchmarks use, extracted once
+#      from Debian's linux-source-6.12 into the cache.
+#   4. The racewatch binary (cargo build --release).
+#
+# Usage: scripts/setup.sh [--no-build]
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$repo/scripts/lib.sh"
+cache=$(racewatch_cache)
+build=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) build=0 ;;
+    *) die "unknown option $arg (usage: scripts/setup.sh [--no-build])" ;;
+  esac
+done
+
+apt_updated=0
+apt_update() {
+  if [ "$apt_updated" -eq 0 ]; then
+    say "apt-get update"
+    as_root apt-get update -qq
+    apt_updated=1
+  fi
+}
+
+# 1. Debian packages.
+packages=(clang-19 libclang-19-dev libz3-dev xz-utils ca-certificates)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt_update
+  say "installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ -f /usr/lib/llvm-19/lib/libclang.so ] || die "libclang 19 not found at /usr/lib/llvm-19/lib after installing libclang-19-dev"
+
+# Newest version of a package family, from apt's lists (updating them once if
+# they know no such package yet).
+newest_headers_version() {
+  apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
+    sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb[0-9]*\)-amd64$/\1/p' | sort -V | tail -n 1
+}
+v=$(newest_headers_version)
+if [ -z "$v" ]; then apt_update; v=$(newest_headers_version); fi
+[ -n "$v" ] || die "apt knows no linux-headers-6.12.*-amd64 package (is bookworm-security in the apt sources?)"
+
+# 2. Kernel headers, unpacked without installing.
+kdir="$cache/kernel/linux-headers-$v"
+if [ ! -f "$kdir/.complete" ]; then
+  say "fetching Debian kernel headers $v"
+  tmp=$(mktemp -d "$cache.tmp.XXXXXX" 2>/dev/null || { mkdir -p "$cache"; mktemp -d "$cache/tmp.XXXXXX"; })
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && apt-get download -qq "linux-headers-$v-amd64" "linux-headers-$v-common" >/dev/null) ||
+    { apt_update; (cd "$tmp" && apt-get download -qq "linux-headers-$v-amd64" "linux-headers-$v-common" >/dev/null); }
+  mkdir -p "$tmp/root"
+  for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$tmp/root"; done
+  [ -d "$tmp/root/usr/src/linux-headers-$v-amd64" ] || die "unexpected layout in linux-headers-$v-amd64"
+  touch "$tmp/root/.complete"
+  mkdir -p "$cache/kernel"
+  rm -rf "$kdir"
+  mv "$tmp/root" "$kdir"
+  rm -rf "$tmp"; trap - EXIT
+fi
+ln -sfn "linux-headers-$v" "$cache/kernel/current"
+
+# 3. Driver sources from linux-source-6.12. The directories come from
+# drivers/linux-6.12/extract-dirs.txt; a changed list re-extracts.
+src_version=$(apt-cache policy linux-source-6.12 2>/dev/null | awk '/Candidate:/ {print $2}')
+if [ -z "$src_version" ] || [ "$src_version" = "(none)" ]; then
+  apt_update
+  src_version=$(apt-cache policy linux-source-6.12 | awk '/Candidate:/ {print $2}')
+fi
+[ -n "$src_version" ] && [ "$src_version" != "(none)" ] || die "apt knows no linux-source-6.12 package"
+dirs_file="$repo/drivers/linux-6.12/extract-dirs.txt"
+dirs=$(grep -v '^\s*#' "$dirs_file" | grep -v '^\s*$' | sort -u)
+stamp=$(printf '%s\n%s\n' "$src_version" "$dirs" | sha256sum | cut -c1-16)
+sdir="$cache/linux-source/$src_version"
+if [ "$(cat "$sdir/.complete" 2>/dev/null)" != "$stamp" ]; then
+  mkdir -p "$sdir"
+  deb=$(ls "$sdir"/linux-source-6.12_*.deb 2>/dev/null | head -n 1 || true)
+  if [ -z "$deb" ]; then
+    say "fetching Debian linux-source-6.12 $src_version (about 150 MB)"
+    (cd "$sdir" && apt-get download -qq "linux-source-6.12=$src_version" >/dev/null)
+    deb=$(ls "$sdir"/linux-source-6.12_*.deb | head -n 1)
+  fi
+  say "extracting driver sources: $(echo $dirs)"
+  tmp=$(mktemp -d "$sdir/tmp.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./usr/src/linux-source-6.12.tar.xz
+  members=()
+  for d in $dirs; do members+=("linux-source-6.12/$d"); done
+  tar -xJf "$tmp/usr/src/linux-source-6.12.tar.xz" -C "$tmp" "${members[@]}"
+  rm -rf "$sdir/linux-source-6.12"
+  mv "$tmp/linux-source-6.12" "$sdir/linux-source-6.12"
+  rm -rf "$tmp"; trap - EXIT
+  echo "$stamp" > "$sdir/.complete"
+fi
+ln -sfn "$src_version/linux-source-6.12" "$cache/linux-source/current"
+
+# 4. The binary.
+if [ "$build" -eq 1 ]; then
+  say "building racewatch (cargo build --release --locked)"
+  (cd "$repo" && cargo build --release --locked --quiet)
+fi
+say "ready: kernel headers $v, linux-source $src_version, cache $cache"

@@ -1,0 +1,137 @@
+//! The command line: one closed enum of commands, their options, the
+//! renderers of their results and the exit codes.
+//!
+//! **Invariant:** only this module prints and chooses the process's exit
+//! code. Exit codes (docs/cli.md): 0 success, 1 races reported, 2 error (bad
+//! input, usage), 3 some results unknown.
+
+mod args;
+mod render;
+mod xml;
+
+pub use args::{Cli, Command};
+
+use crate::analyses::pairs::candidate_pairs;
+use crate::diagnostics::{FileError, render_file_error};
+use crate::frontend::flags::FlagSource;
+use crate::models::KernelModels;
+use crate::pipeline::{FileResult, Session};
+use args::InputArgs;
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// The process exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Everything analysed; nothing to report.
+    Success = 0,
+    /// Potential races were reported.
+    Races = 1,
+    /// Bad input or usage: at least one path could not be analysed.
+    Error = 2,
+    /// Some results are unknown (solver timeout, unsupported construct).
+    Unknown = 3,
+}
+
+/// Parses the arguments, runs the command, and returns its exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help and version to stdout with success, errors to
+            // stderr; usage errors exit with our error code.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { Exit::Error as u8 } else { Exit::Success as u8 });
+        }
+    };
+    let exit = match cli.command {
+        Command::EntryPoints(args) => run_entry_points(&args.input, args.xml, args.timings),
+        Command::Pairs(args) => run_pairs(&args.input, args.xml),
+    };
+    ExitCode::from(exit as u8)
+}
+
+/// Builds the session, or prints why not.
+fn session(input: &InputArgs) -> Result<Session, Exit> {
+    let models = match &input.models {
+        Some(dir) => KernelModels::from_dir(dir),
+        None => KernelModels::embedded(),
+    };
+    let models = models.map_err(|e| {
+        eprintln!("{e}");
+        Exit::Error
+    })?;
+    let options = input.flag_options();
+    let source = FlagSource::resolve(&options).map_err(|e| {
+        eprintln!("{}", render_file_error(&e));
+        Exit::Error
+    })?;
+    let jobs = input.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from);
+    Ok(Session { models, options, source, jobs })
+}
+
+/// Runs the front end over the inputs; prints path errors as they are known.
+fn analyse(input: &InputArgs) -> Result<(Vec<FileResult>, Vec<FileError>), Exit> {
+    let session = session(input)?;
+    let (files, errors) = session.inputs(&input.paths);
+    let results = session.entry_points(&files);
+    Ok((results, errors))
+}
+
+/// Prints every error to stderr and picks the exit code.
+fn finish(results: &[FileResult], errors: &[FileError]) -> Exit {
+    let mut stderr = std::io::stderr().lock();
+    let mut failed = !errors.is_empty();
+    for e in errors {
+        let _ = writeln!(stderr, "{}", render_file_error(e));
+    }
+    for r in results {
+        if let Err(e) = &r.outcome {
+            failed = true;
+            let _ = writeln!(stderr, "{}", render_file_error(e));
+        }
+    }
+    if failed { Exit::Error } else { Exit::Success }
+}
+
+fn run_entry_points(input: &InputArgs, as_xml: bool, timings: bool) -> Exit {
+    let (results, errors) = match analyse(input) {
+        Ok(r) => r,
+        Err(exit) => return exit,
+    };
+    let mut stdout = std::io::stdout().lock();
+    let written = if as_xml {
+        xml::write_entry_points(&mut stdout, &results, &errors)
+    } else {
+        render::write_entry_points(&mut stdout, &results)
+    };
+    if let Err(e) = written.and_then(|_| stdout.flush()) {
+        eprintln!("racewatch: error: cannot write output: {e}");
+        return Exit::Error;
+    }
+    if timings {
+        render::write_timings(&mut std::io::stderr().lock(), &results);
+    }
+    finish(&results, &errors)
+}
+
+fn run_pairs(input: &InputArgs, as_xml: bool) -> Exit {
+    let (results, errors) = match analyse(input) {
+        Ok(r) => r,
+        Err(exit) => return exit,
+    };
+    let pairs: Vec<_> =
+        results.iter().map(|r| r.outcome.as_ref().ok().map(|d| (d, candidate_pairs(d)))).collect();
+    let mut stdout = std::io::stdout().lock();
+    let written = if as_xml {
+        xml::write_pairs(&mut stdout, &results, &pairs)
+    } else {
+        render::write_pairs(&mut stdout, &results, &pairs)
+    };
+    if let Err(e) = written.and_then(|_| stdout.flush()) {
+        eprintln!("racewatch: error: cannot write output: {e}");
+        return Exit::Error;
+    }
+    finish(&results, &errors)
+}

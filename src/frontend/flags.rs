@@ -1,0 +1,432 @@
+//! Compilation flags for a file, composed one of three ways.
+//!
+//! 1. **Kernel headers tree** (`--kernel DIR`, the default): a Debian
+//!    `linux-headers` tree (its flavour directory, its common directory, or
+//!    the root that `dpkg -x` unpacked both into), or a configured kernel
+//!    source tree. From it racewatch composes the flags kbuild would pass for
+//!    an x86-64 module: `-nostdinc`, the arch and generated include
+//!    directories, the three forced includes, `-D__KERNEL__ -DMODULE`, and
+//!    the code-model flags that change which inline assembly parses.
+//! 2. **compile_commands.json** (`--compile-commands FILE`): each file's own
+//!    flags, as kbuild's `gen_compile_commands.py` recorded them, minus what
+//!    only a compiler needs (`-c`, `-o`, dependency files, `-Werror`) and the
+//!    GCC-only options clang rejects; relative paths are resolved against
+//!    the entry's `directory`.
+//! 3. **Plain** (`--no-kernel`): only what the user passes.
+//!
+//! In every mode `-I`, `-D`, `--include` and `--clang-arg` are appended, so a
+//! user's `-D` overrides a composed one.
+
+use crate::diagnostics::{ErrorClass, FileError};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What the user asked for, before any file is known.
+#[derive(Clone, Debug, Default)]
+pub struct FlagOptions {
+    /// `--kernel DIR`.
+    pub kernel: Option<PathBuf>,
+    /// `--compile-commands FILE`.
+    pub compile_commands: Option<PathBuf>,
+    /// `--no-kernel`: plain C, no kernel flags.
+    pub no_kernel: bool,
+    /// `-I DIR`.
+    pub include_dirs: Vec<PathBuf>,
+    /// `-D NAME[=VALUE]`.
+    pub defines: Vec<String>,
+    /// `--include FILE`.
+    pub forced_includes: Vec<PathBuf>,
+    /// `--clang-arg ARG`.
+    pub extra: Vec<String>,
+}
+
+/// The flags source, resolved once per invocation.
+#[derive(Debug)]
+pub enum FlagSource {
+    /// Compose kbuild-like flags from a kernel headers tree.
+    Kernel(KernelTree),
+    /// Look each file up in a compilation database.
+    CompileCommands(CompileDb),
+    /// Only the user's passthrough flags.
+    Plain,
+}
+
+/// The parts of a kernel headers tree that flags point into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelTree {
+    /// The configured (flavour) directory: `include/generated`, `arch/*/include/generated`.
+    pub build: PathBuf,
+    /// The common source directory: `include`, `arch/*/include`. The same
+    /// as `build` for a configured source tree.
+    pub source: PathBuf,
+}
+
+/// Where set-up puts the kernel headers, and where racewatch looks by
+/// default: `$RACEWATCH_CACHE`, else `$XDG_CACHE_HOME/racewatch`, else
+/// `~/.cache/racewatch`, then `kernel/current`.
+pub fn default_kernel_dir() -> Option<PathBuf> {
+    let cache = std::env::var_os("RACEWATCH_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("racewatch")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/racewatch")))?;
+    Some(cache.join("kernel/current"))
+}
+
+impl KernelTree {
+    /// Finds the build and source directories from any of the accepted
+    /// starting points.
+    pub fn locate(dir: &Path) -> Result<KernelTree, String> {
+        if !dir.is_dir() {
+            return Err(format!("kernel headers directory {} does not exist", dir.display()));
+        }
+        let configured = |d: &Path| d.join("include/generated/autoconf.h").is_file();
+        // A dpkg -x root: usr/src/linux-headers-*-amd64 beside *-common.
+        let usr_src = dir.join("usr/src");
+        if usr_src.is_dir() {
+            let mut flavours: Vec<PathBuf> = read_dir_sorted(&usr_src)
+                .into_iter()
+                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().ends_with("-amd64")) && configured(p))
+                .collect();
+            // Prefer the plain amd64 flavour over cloud-amd64 and rt-amd64.
+            flavours.sort_by_key(|p| p.file_name().map(|n| n.len()));
+            if let Some(build) = flavours.into_iter().next() {
+                return KernelTree::from_build_dir(&build);
+            }
+        }
+        if configured(dir) {
+            return KernelTree::from_build_dir(dir);
+        }
+        // The common directory alone: find its configured sibling.
+        if dir.join("include/linux/kconfig.h").is_file() {
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if let Some(prefix) = name.strip_suffix("-common") {
+                let sibling = dir.with_file_name(format!("{prefix}-amd64"));
+                if configured(&sibling) {
+                    return KernelTree::from_build_dir(&sibling);
+                }
+            }
+        }
+        Err(format!(
+            "{} is not a kernel headers tree (expected include/generated/autoconf.h, or usr/src/linux-headers-*-amd64 below it)",
+            dir.display()
+        ))
+    }
+
+    fn from_build_dir(build: &Path) -> Result<KernelTree, String> {
+        // A configured source tree holds its own sources.
+        if build.join("include/linux/kconfig.h").is_file() {
+            return Ok(KernelTree { build: build.to_path_buf(), source: build.to_path_buf() });
+        }
+        // Debian's flavour Makefile names its common directory:
+        // `include /usr/src/linux-headers-<v>-common/Makefile`. Look for that
+        // name beside the flavour directory, which also works in a dpkg -x
+        // root where the absolute path does not exist.
+        let makefile = std::fs::read_to_string(build.join("Makefile")).unwrap_or_default();
+        let common_name = makefile
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("include "))
+            .filter_map(|p| Path::new(p.trim()).parent().and_then(|d| d.file_name()).map(|n| n.to_owned()))
+            .next();
+        if let Some(name) = common_name {
+            let sibling = build.with_file_name(&name);
+            if sibling.join("include/linux/kconfig.h").is_file() {
+                return Ok(KernelTree { build: build.to_path_buf(), source: sibling });
+            }
+        }
+        Err(format!("cannot find the common headers directory for {}", build.display()))
+    }
+
+    /// The kbuild-equivalent flags for one x86-64 module source file.
+    pub fn flags(&self, file: &Path) -> Vec<String> {
+        let (b, s) = (self.build.display(), self.source.display());
+        let module = file.file_stem().map(|n| n.to_string_lossy().replace('-', "_")).unwrap_or_default();
+        let mut flags = vec!["-nostdinc".to_string()];
+        for dir in [
+            format!("{s}/arch/x86/include"),
+            format!("{b}/arch/x86/include/generated"),
+            format!("{s}/include"),
+            format!("{b}/include"),
+            format!("{s}/arch/x86/include/uapi"),
+            format!("{b}/arch/x86/include/generated/uapi"),
+            format!("{s}/include/uapi"),
+            format!("{b}/include/generated/uapi"),
+        ] {
+            flags.push(format!("-I{dir}"));
+        }
+        for header in ["compiler-version.h", "kconfig.h", "compiler_types.h"] {
+            flags.push("-include".into());
+            flags.push(format!("{s}/include/linux/{header}"));
+        }
+        flags.extend(
+            [
+                "-D__KERNEL__",
+                "-DMODULE",
+                "-std=gnu11",
+                "-funsigned-char",
+                "-fno-common",
+                "-fno-strict-aliasing",
+                "-m64",
+                "-mno-sse",
+                "-mno-mmx",
+                "-mno-sse2",
+                "-mno-3dnow",
+                "-mno-avx",
+                "-mcmodel=kernel",
+                "-mno-red-zone",
+                "-Wno-unknown-warning-option",
+            ]
+            .map(String::from),
+        );
+        flags.push(format!("-DKBUILD_MODNAME=\"{module}\""));
+        flags.push(format!("-DKBUILD_BASENAME=\"{module}\""));
+        flags
+    }
+}
+
+fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// A compile_commands.json, indexed by absolute file path.
+#[derive(Debug)]
+pub struct CompileDb {
+    /// The database file.
+    pub path: PathBuf,
+    entries: HashMap<PathBuf, CompileEntry>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+struct CompileEntry {
+    directory: PathBuf,
+    file: PathBuf,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    arguments: Option<Vec<String>>,
+}
+
+/// Options that only a compiler needs, each with the number of arguments
+/// that follow it.
+const COMPILER_ONLY: &[(&str, usize)] = &[("-c", 0), ("-o", 1), ("-MF", 1), ("-MT", 1), ("-MQ", 1), ("-MD", 0), ("-MMD", 0)];
+
+/// Prefixes of GCC-only options in kbuild's command lines that clang rejects
+/// or that change nothing for parsing. Compiler knowledge, not kernel
+/// knowledge, so it lives here rather than in kernel-models/.
+const DROPPED_PREFIXES: &[&str] = &[
+    "-Wp,-MMD",
+    "-Wp,-MD",
+    "-Werror",
+    "-fplugin",
+    "-fconserve-stack",
+    "-fno-allow-store-data-races",
+    "-mrecord-mcount",
+    "-mindirect-branch",
+    "-mfunction-return",
+    "-mpreferred-stack-boundary",
+    "-mskip-rax-setup",
+    "-fno-ipa-",
+    "-fmin-function-alignment",
+    "-fno-var-tracking",
+    "-mno-fp-ret-in-387",
+    "-fsanitize=bounds-strict",
+    "-falign-jumps",
+    "-falign-loops",
+    "-fpatchable-function-entry",
+];
+
+/// Options whose path argument is resolved against the entry's directory,
+/// written either joined (`-Ifoo`) or separate (`-I foo`).
+const PATH_OPTIONS: &[&str] = &["-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros"];
+
+impl CompileDb {
+    /// Reads and indexes a compile_commands.json. A malformed file is an
+    /// error naming it and serde's line and column.
+    pub fn load(path: &Path) -> Result<CompileDb, FileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let class = if e.kind() == std::io::ErrorKind::NotFound { ErrorClass::MissingFile } else { ErrorClass::Unreadable };
+            FileError::new(path, class, format!("cannot read compilation database: {e}"))
+        })?;
+        let raw: Vec<CompileEntry> = serde_json::from_str(&text).map_err(|e| {
+            FileError::new(path, ErrorClass::Flags, format!("not a valid compile_commands.json: {e}"))
+        })?;
+        let mut entries = HashMap::new();
+        for entry in raw {
+            let file = absolute(&entry.directory, &entry.file);
+            entries.insert(normalise(&file), entry);
+        }
+        Ok(CompileDb { path: path.to_path_buf(), entries })
+    }
+
+    /// Every file the database names, sorted.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self.entries.values().map(|e| absolute(&e.directory, &e.file)).collect();
+        v.sort();
+        v
+    }
+
+    /// The clang arguments for `file`, or an error when the database has no
+    /// usable entry for it.
+    pub fn flags(&self, file: &Path) -> Result<Vec<String>, FileError> {
+        let key = normalise(&std::env::current_dir().map(|cwd| cwd.join(file)).unwrap_or_else(|_| file.to_path_buf()));
+        let entry = self.entries.get(&key).ok_or_else(|| {
+            FileError::new(file, ErrorClass::Flags, format!("no entry for this file in {}", self.path.display()))
+        })?;
+        let argv = match (&entry.arguments, &entry.command) {
+            (Some(args), _) => args.clone(),
+            (None, Some(cmd)) => shlex::split(cmd).ok_or_else(|| {
+                FileError::new(file, ErrorClass::Flags, format!("unbalanced quotes in its command in {}", self.path.display()))
+            })?,
+            (None, None) => {
+                return Err(FileError::new(
+                    file,
+                    ErrorClass::Flags,
+                    format!("its entry in {} has neither `command` nor `arguments`", self.path.display()),
+                ));
+            }
+        };
+        Ok(clean_arguments(&argv, &entry.directory, &absolute(&entry.directory, &entry.file)))
+    }
+}
+
+/// Drops the compiler name, the source file and compiler-only options, and
+/// makes relative include paths absolute.
+fn clean_arguments(argv: &[String], directory: &Path, source: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 1; // argv[0] is the compiler.
+    while i < argv.len() {
+        let arg = &argv[i];
+        i += 1;
+        if let Some(&(_, skip)) = COMPILER_ONLY.iter().find(|(o, _)| o == arg) {
+            i += skip;
+            continue;
+        }
+        if arg.starts_with("-o") && arg.len() > 2 && !arg.starts_with("-ob") {
+            continue;
+        }
+        if DROPPED_PREFIXES.iter().any(|p| arg.starts_with(p)) {
+            continue;
+        }
+        if !arg.starts_with('-') && normalise(&absolute(directory, Path::new(arg))) == normalise(source) {
+            continue;
+        }
+        if let Some(opt) = PATH_OPTIONS.iter().find(|o| arg == *o) {
+            if let Some(value) = argv.get(i) {
+                out.push(opt.to_string());
+                out.push(absolute(directory, Path::new(value)).display().to_string());
+                i += 1;
+            }
+            continue;
+        }
+        if let Some(opt) = PATH_OPTIONS.iter().filter(|o| o.len() == 2).find(|o| arg.starts_with(*o) && arg.len() > 2) {
+            out.push(format!("{opt}{}", absolute(directory, Path::new(&arg[2..])).display()));
+            continue;
+        }
+        out.push(arg.clone());
+    }
+    out.push("-Wno-unknown-warning-option".into());
+    out.push("-Qunused-arguments".into());
+    out
+}
+
+fn absolute(directory: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() { p.to_path_buf() } else { directory.join(p) }
+}
+
+/// Removes `.` and `..` components without touching the file system, so a
+/// database entry matches however the user spells the path.
+fn normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+impl FlagSource {
+    /// Resolves the options into a source, reading the database or locating
+    /// the kernel tree once.
+    pub fn resolve(options: &FlagOptions) -> Result<FlagSource, FileError> {
+        if let Some(db) = &options.compile_commands {
+            return CompileDb::load(db).map(FlagSource::CompileCommands);
+        }
+        if options.no_kernel {
+            return Ok(FlagSource::Plain);
+        }
+        let dir = match &options.kernel {
+            Some(dir) => dir.clone(),
+            None => default_kernel_dir().ok_or_else(|| {
+                FileError::new("--kernel", ErrorClass::Flags, "no kernel headers: run scripts/setup.sh or pass --kernel DIR")
+            })?,
+        };
+        KernelTree::locate(&dir).map(FlagSource::Kernel).map_err(|message| {
+            let hint = if options.kernel.is_none() { " (run scripts/setup.sh, or pass --kernel DIR or --no-kernel)" } else { "" };
+            FileError::new(&dir, ErrorClass::Flags, format!("{message}{hint}"))
+        })
+    }
+
+    /// The full clang argument list for one file.
+    pub fn flags_for(&self, file: &Path, options: &FlagOptions) -> Result<Vec<String>, FileError> {
+        let mut flags = match self {
+            FlagSource::Kernel(tree) => tree.flags(file),
+            FlagSource::CompileCommands(db) => db.flags(file)?,
+            FlagSource::Plain => Vec::new(),
+        };
+        for dir in &options.include_dirs {
+            flags.push(format!("-I{}", dir.display()));
+        }
+        for define in &options.defines {
+            flags.push(format!("-D{define}"));
+        }
+        for include in &options.forced_includes {
+            flags.push("-include".into());
+            flags.push(include.display().to_string());
+        }
+        flags.extend(options.extra.iter().cloned());
+        Ok(flags)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compile_command_cleaning_drops_compiler_only_options_and_resolves_paths() {
+        let argv: Vec<String> = shlex::split(
+            "gcc -Wp,-MMD,drivers/char/.nvram.o.d -nostdinc -I./arch/x86/include -I ./include -include ./include/linux/kconfig.h \
+             -D__KERNEL__ -Werror=implicit -fconserve-stack -c -o drivers/char/nvram.o drivers/char/nvram.c",
+        )
+        .unwrap();
+        let out = clean_arguments(&argv, Path::new("/k"), Path::new("/k/drivers/char/nvram.c"));
+        assert_eq!(
+            out,
+            [
+                "-nostdinc",
+                "-I/k/./arch/x86/include",
+                "-I",
+                "/k/./include",
+                "-include",
+                "/k/./include/linux/kconfig.h",
+                "-D__KERNEL__",
+                "-Wno-unknown-warning-option",
+                "-Qunused-arguments"
+            ]
+        );
+    }
+
+    #[test]
+    fn normalise_folds_dot_components() {
+        assert_eq!(normalise(Path::new("/a/./b/../c.c")), PathBuf::from("/a/c.c"));
+    }
+}

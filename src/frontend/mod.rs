@@ -1,0 +1,17 @@
+//! The front end: from a C file and its compilation flags to a parsed
+//! translation unit.
+//!
+//! * [`clang`]: the safe wrapper that owns every `unsafe` call into libclang.
+//! * [`flags`]: the compiler flags of a file, composed three ways (kernel
+//!   headers tree, compile_commands.json, plain passthrough).
+//! * [`input`]: which files an invocation names, and the checks that turn bad
+//!   input into clean errors before libclang sees it.
+//! * [`parse`]: parsing one file and classifying clang's errors.
+//! * [`entry_points`]: finding the functions the kernel may call, from the
+//!   AST and the kernel models.
+
+pub mod clang;
+pub mod flags;
+pub mod input;
+pub mod entry_points;
+pub mod parse;

@@ -1,0 +1,9 @@
+//! racewatch: proves Linux device drivers free of data races, or shows the
+//! race. See ARCHITECTURE.md for the map of the pipeline.
+
+pub mod analyses;
+pub mod cli;
+pub mod diagnostics;
+pub mod frontend;
+pub mod models;
+pub mod pipeline;

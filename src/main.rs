@@ -1,0 +1,5 @@
+//! The `racewatch` binary: everything happens in [`racewatch::cli`].
+
+fn main() -> std::process::ExitCode {
+    racewatch::cli::main()
+}

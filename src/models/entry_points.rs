@@ -1,0 +1,319 @@
+//! The entry-point models: callback structures, registration functions and
+//! module hooks, as read from `kernel-models/entry-points/*.xml`.
+//!
+//! The schema, by example:
+//!
+//! ```xml
+//! <kernel-model kernel="6.12">
+//!   <ops-struct name="pci_driver" default-kind="callback" reason="…">
+//!     <field name="probe" kind="probe" reason="…"/>
+//!   </ops-struct>
+//!   <registration function="request_threaded_irq" reason="…">
+//!     <argument index="1" kind="irq"/>
+//!     <argument index="2" kind="irq-thread"/>
+//!   </registration>
+//!   <module-hook function="__inittest" kind="module-init" shown-as="module_init" reason="…"/>
+//!   <internal-callback function="delayed_work_timer_fn" reason="…"/>
+//! </kernel-model>
+//! ```
+//!
+//! `default-kind` gives every function-pointer field of the structure that
+//! kind unless a `<field>` says otherwise (`kind="none"`: not an entry point);
+//! without it only the listed fields count. Argument indexes are 0-based.
+//! An internal callback is a kernel function that kernel macros register on
+//! the driver's behalf (the timer half of a delayed work): kernel code, not a
+//! driver callback, so it is not listed among the external callbacks.
+
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// What sort of entry point a function is; decides how it pairs with others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntryKind {
+    /// The function `module_init` names.
+    ModuleInit,
+    /// A bus driver's probe.
+    Probe,
+    /// The function `module_exit` names.
+    ModuleExit,
+    /// A bus driver's remove (usb: disconnect).
+    Remove,
+    /// An interrupt handler (hard-irq context).
+    Irq,
+    /// The threaded half of a threaded interrupt handler.
+    IrqThread,
+    /// A timer callback (timer_list, hrtimer).
+    Timer,
+    /// A work item's function (work_struct, delayed_work).
+    Work,
+    /// A tasklet's function.
+    Tasklet,
+    /// A NAPI poll function.
+    Napi,
+    /// Any other callback the kernel calls (ops structures, notifiers,
+    /// attributes).
+    Callback,
+}
+
+/// Where an entry point stands in the driver's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Sets the driver up: module init or probe.
+    Init,
+    /// Tears it down: module exit or remove.
+    Exit,
+    /// Runs while the driver is live.
+    Live,
+}
+
+impl EntryKind {
+    /// The kebab-case name used in the models, the output and the tests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::ModuleInit => "module-init",
+            EntryKind::Probe => "probe",
+            EntryKind::ModuleExit => "module-exit",
+            EntryKind::Remove => "remove",
+            EntryKind::Irq => "irq",
+            EntryKind::IrqThread => "irq-thread",
+            EntryKind::Timer => "timer",
+            EntryKind::Work => "work",
+            EntryKind::Tasklet => "tasklet",
+            EntryKind::Napi => "napi",
+            EntryKind::Callback => "callback",
+        }
+    }
+
+    /// Parses the kebab-case name.
+    pub fn parse(s: &str) -> Option<EntryKind> {
+        EntryKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Every kind, in priority order (the first that applies names a function
+    /// registered several ways).
+    pub const ALL: [EntryKind; 11] = [
+        EntryKind::ModuleInit,
+        EntryKind::Probe,
+        EntryKind::ModuleExit,
+        EntryKind::Remove,
+        EntryKind::Irq,
+        EntryKind::IrqThread,
+        EntryKind::Timer,
+        EntryKind::Work,
+        EntryKind::Tasklet,
+        EntryKind::Napi,
+        EntryKind::Callback,
+    ];
+
+    /// The role of this kind.
+    pub fn role(self) -> Role {
+        match self {
+            EntryKind::ModuleInit | EntryKind::Probe => Role::Init,
+            EntryKind::ModuleExit | EntryKind::Remove => Role::Exit,
+            EntryKind::Irq
+            | EntryKind::IrqThread
+            | EntryKind::Timer
+            | EntryKind::Work
+            | EntryKind::Tasklet
+            | EntryKind::Napi
+            | EntryKind::Callback => Role::Live,
+        }
+    }
+}
+
+/// A structure whose function-pointer fields the kernel calls.
+#[derive(Clone, Debug)]
+pub struct OpsStruct {
+    /// The struct tag, without `struct`.
+    pub name: String,
+    /// The kind of unlisted function-pointer fields; `None`: they are not
+    /// entry points.
+    pub default_kind: Option<EntryKind>,
+    /// Per-field kinds; `None`: this field is not an entry point.
+    pub fields: HashMap<String, Option<EntryKind>>,
+    /// Why the kernel calls these.
+    pub reason: String,
+}
+
+impl OpsStruct {
+    /// The kind of a function stored in `field`, or `None` when storing a
+    /// function there does not make it an entry point.
+    pub fn kind_of(&self, field: &str) -> Option<EntryKind> {
+        match self.fields.get(field) {
+            Some(kind) => *kind,
+            None => self.default_kind,
+        }
+    }
+}
+
+/// One callback argument of a registration function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgumentRule {
+    /// 0-based argument index.
+    pub index: usize,
+    /// The kind of entry point the function passed there becomes.
+    pub kind: EntryKind,
+}
+
+/// A kernel function that registers callbacks passed as arguments.
+#[derive(Clone, Debug)]
+pub struct Registration {
+    /// The function's name.
+    pub function: String,
+    /// Its callback arguments.
+    pub arguments: Vec<ArgumentRule>,
+    /// Why the kernel calls these.
+    pub reason: String,
+}
+
+/// A function that a module macro generates and whose return value (or
+/// alias) names the module's init or exit function.
+#[derive(Clone, Debug)]
+pub struct ModuleHook {
+    /// The generated function (`__inittest`).
+    pub function: String,
+    /// `module-init` or `module-exit`.
+    pub kind: EntryKind,
+    /// The macro a user writes (`module_init`).
+    pub shown_as: String,
+    /// Why this identifies the hook.
+    pub reason: String,
+}
+
+/// The parsed contents of one model file.
+pub(super) struct ModelFile {
+    pub ops_structs: Vec<OpsStruct>,
+    pub registrations: Vec<Registration>,
+    pub module_hooks: Vec<ModuleHook>,
+    pub internal_callbacks: Vec<(String, String)>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileXml {
+    #[serde(rename = "@kernel")]
+    _kernel: String,
+    #[serde(rename = "ops-struct", default)]
+    ops_structs: Vec<OpsStructXml>,
+    #[serde(rename = "registration", default)]
+    registrations: Vec<RegistrationXml>,
+    #[serde(rename = "module-hook", default)]
+    module_hooks: Vec<ModuleHookXml>,
+    #[serde(rename = "internal-callback", default)]
+    internal_callbacks: Vec<InternalCallbackXml>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InternalCallbackXml {
+    #[serde(rename = "@function")]
+    function: String,
+    #[serde(rename = "@reason")]
+    reason: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpsStructXml {
+    #[serde(rename = "@name")]
+    name: String,
+    #[serde(rename = "@default-kind")]
+    default_kind: Option<String>,
+    #[serde(rename = "@reason")]
+    reason: String,
+    #[serde(rename = "field", default)]
+    fields: Vec<FieldXml>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FieldXml {
+    #[serde(rename = "@name")]
+    name: String,
+    #[serde(rename = "@kind")]
+    kind: String,
+    #[serde(rename = "@reason")]
+    _reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegistrationXml {
+    #[serde(rename = "@function")]
+    function: String,
+    #[serde(rename = "@reason")]
+    reason: String,
+    #[serde(rename = "argument", default)]
+    arguments: Vec<ArgumentXml>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArgumentXml {
+    #[serde(rename = "@index")]
+    index: usize,
+    #[serde(rename = "@kind")]
+    kind: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModuleHookXml {
+    #[serde(rename = "@function")]
+    function: String,
+    #[serde(rename = "@kind")]
+    kind: String,
+    #[serde(rename = "@shown-as")]
+    shown_as: String,
+    #[serde(rename = "@reason")]
+    reason: String,
+}
+
+fn kind(s: &str, context: &str) -> Result<EntryKind, String> {
+    EntryKind::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = EntryKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("{context}: unknown kind `{s}` (expected one of {})", names.join(", "))
+    })
+}
+
+/// Parses one model file's text.
+pub(super) fn parse_file(text: &str) -> Result<ModelFile, String> {
+    let xml: FileXml = quick_xml::de::from_str(text).map_err(|e| e.to_string())?;
+    let mut ops_structs = Vec::new();
+    for s in xml.ops_structs {
+        let context = format!("ops-struct `{}`", s.name);
+        let default_kind = s.default_kind.as_deref().map(|k| kind(k, &context)).transpose()?;
+        let mut fields = HashMap::new();
+        for f in s.fields {
+            let k = if f.kind == "none" { None } else { Some(kind(&f.kind, &format!("{context} field `{}`", f.name))?) };
+            if fields.insert(f.name.clone(), k).is_some() {
+                return Err(format!("{context}: field `{}` listed twice", f.name));
+            }
+        }
+        if default_kind.is_none() && fields.is_empty() {
+            return Err(format!("{context}: neither default-kind nor any field"));
+        }
+        ops_structs.push(OpsStruct { name: s.name, default_kind, fields, reason: s.reason });
+    }
+    let mut registrations = Vec::new();
+    for r in xml.registrations {
+        let context = format!("registration `{}`", r.function);
+        if r.arguments.is_empty() {
+            return Err(format!("{context}: no <argument>"));
+        }
+        let arguments = r
+            .arguments
+            .iter()
+            .map(|a| Ok(ArgumentRule { index: a.index, kind: kind(&a.kind, &context)? }))
+            .collect::<Result<Vec<_>, String>>()?;
+        registrations.push(Registration { function: r.function, arguments, reason: r.reason });
+    }
+    let mut module_hooks = Vec::new();
+    for h in xml.module_hooks {
+        let k = kind(&h.kind, &format!("module-hook `{}`", h.function))?;
+        module_hooks.push(ModuleHook { function: h.function, kind: k, shown_as: h.shown_as, reason: h.reason });
+    }
+    let internal_callbacks = xml.internal_callbacks.into_iter().map(|i| (i.function, i.reason)).collect();
+    Ok(ModelFile { ops_structs, registrations, module_hooks, internal_callbacks })
+}

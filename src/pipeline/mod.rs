@@ -1,0 +1,95 @@
+//! The pipeline: the order in which stages run over a batch of files.
+//!
+//! For each file: check it is C, compose its flags, parse it (front end),
+//! extract its entry points (front end), then the analyses. Files are
+//! independent, so they run in parallel on a rayon pool of `--jobs` threads,
+//! each with its own libclang index; results come back in input order, so the
+//! output is the same for any job count.
+//!
+//! **Invariant:** nothing here prints or exits; the CLI renders what comes
+//! back. One file's failure is that file's [`FileError`], never the batch's.
+
+use crate::diagnostics::{ErrorClass, FileError};
+use crate::frontend::clang::with_thread_index;
+use crate::frontend::entry_points::{DriverEntryPoints, extract_entry_points};
+use crate::frontend::flags::{FlagOptions, FlagSource};
+use crate::frontend::input::collect_c_files;
+use crate::frontend::parse::parse_c_file;
+use crate::models::KernelModels;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What every file of one invocation shares.
+pub struct Session {
+    /// The kernel models.
+    pub models: KernelModels,
+    /// The user's flag options.
+    pub options: FlagOptions,
+    /// Where flags come from, resolved once.
+    pub source: FlagSource,
+    /// Worker threads.
+    pub jobs: usize,
+}
+
+/// Time spent per stage on one file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timings {
+    /// libclang's parse.
+    pub parse: Duration,
+    /// Entry-point extraction.
+    pub extract: Duration,
+}
+
+/// One file's outcome.
+#[derive(Debug)]
+pub struct FileResult {
+    /// The file.
+    pub file: PathBuf,
+    /// Its entry points, or why it could not be analysed.
+    pub outcome: Result<DriverEntryPoints, FileError>,
+    /// Where the time went.
+    pub timings: Timings,
+}
+
+impl Session {
+    /// The files an invocation names: the given paths (directories searched
+    /// for `*.c`), or every file of the compilation database when no path is
+    /// given. Errors are for paths that name no file.
+    pub fn inputs(&self, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<FileError>) {
+        if paths.is_empty() {
+            if let FlagSource::CompileCommands(db) = &self.source {
+                return (db.files(), Vec::new());
+            }
+            return (Vec::new(), vec![FileError::new("racewatch", ErrorClass::MissingFile, "no input files given")]);
+        }
+        collect_c_files(paths)
+    }
+
+    /// Extracts the entry points of every file, in parallel, in input order.
+    pub fn entry_points(&self, files: &[PathBuf]) -> Vec<FileResult> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(self.jobs.max(1)).build();
+        let run = || files.par_iter().map(|f| self.entry_points_of(f)).collect();
+        match pool {
+            Ok(pool) => pool.install(run),
+            Err(_) => files.iter().map(|f| self.entry_points_of(f)).collect(),
+        }
+    }
+
+    fn entry_points_of(&self, file: &Path) -> FileResult {
+        let mut timings = Timings::default();
+        let outcome = self.source.flags_for(file, &self.options).and_then(|flags| {
+            with_thread_index(|index| {
+                let start = Instant::now();
+                let tu = parse_c_file(index, file, &flags);
+                timings.parse = start.elapsed();
+                let tu = tu?;
+                let start = Instant::now();
+                let found = extract_entry_points(&tu, &self.models);
+                timings.extract = start.elapsed();
+                Ok(found)
+            })
+        });
+        FileResult { file: file.to_path_buf(), outcome, timings }
+    }
+}
