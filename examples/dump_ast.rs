@@ -1,4 +1,6 @@
-//! Prints the cursors of a file's main-file declarations, for debugging.
+//! Prints the clang cursors of a file's own declarations, with kinds and
+//! locations: a debugging aid for writing kernel models and lowering rules.
+//! `cargo run --example dump_ast -- FILE.c` (kernel flags from the set-up cache).
 use racewatch::frontend::clang::{Cursor, with_thread_index};
 use racewatch::frontend::flags::{FlagOptions, FlagSource};
 
