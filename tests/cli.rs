@@ -170,3 +170,116 @@ fn bad_kernel_directory_is_one_clean_error() {
     let o = racewatch(&["entry-points", "--kernel", &dir.display().to_string(), &f]);
     assert_one_clean_error(&o, "is not a kernel headers tree", "flags");
 }
+
+/// A driver with init, exit, two callbacks and an irq handler.
+const SMALL_DRIVER: &str = r#"#include <linux/module.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/interrupt.h>
+static int count;
+static ssize_t s_read(struct file *f, char __user *b, size_t n, loff_t *o) { return count; }
+static ssize_t s_write(struct file *f, const char __user *b, size_t n, loff_t *o) { count++; return n; }
+static irqreturn_t s_irq(int irq, void *dev) { count = 0; return IRQ_HANDLED; }
+static const struct file_operations s_fops = { .owner = THIS_MODULE, .read = s_read, .write = s_write };
+static struct miscdevice s_misc = { .minor = MISC_DYNAMIC_MINOR, .name = "s", .fops = &s_fops };
+static int __init s_init(void) { if (request_irq(7, s_irq, 0, "s", NULL)) return -EBUSY; return misc_register(&s_misc); }
+static void __exit s_exit(void) { misc_deregister(&s_misc); free_irq(7, NULL); }
+module_init(s_init);
+module_exit(s_exit);
+MODULE_LICENSE("GPL");
+"#;
+
+#[test]
+fn pairs_are_all_pairs_of_non_exit_entry_points() {
+    let dir = scratch("pairs");
+    let f = write(&dir, "small.c", SMALL_DRIVER.as_bytes());
+    let o = racewatch(&["pairs", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // s_read, s_write, s_irq, s_init: 4 * 5 / 2 = 10 pairs; s_exit excluded.
+    let out = stdout(&o);
+    assert!(out.contains("10 pairs of 5 entry points (1 excluded as exit)"), "{out}");
+    assert!(!out.contains("s_exit"), "{out}");
+    let o = racewatch(&["pairs", "--xml", &f]);
+    let xml = stdout(&o);
+    assert!(xml.contains(r#"<driver name="small.c""#), "{xml}");
+    assert_eq!(xml.matches("<pair ").count(), 10, "{xml}");
+    assert!(xml.contains(r#"<pair ep1="s_read" ep2="s_read"/>"#), "self-pairs are kept: {xml}");
+    assert!(xml.contains(r#"<pair ep1="s_read" ep2="s_irq"/>"#), "{xml}");
+}
+
+#[test]
+fn entry_points_xml_carries_kinds_origins_and_errors() {
+    let dir = scratch("xml");
+    let f = write(&dir, "small.c", SMALL_DRIVER.as_bytes());
+    let o = racewatch(&["entry-points", "--xml", &f, "/nonexistent/x.c"]);
+    assert_eq!(o.status.code(), Some(2));
+    let xml = stdout(&o);
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"), "{xml}");
+    assert!(xml.contains(r#"<driver name="small.c""#) && xml.contains(r#"init="s_init""#), "{xml}");
+    assert!(
+        xml.contains(r#"<origin kind="callback" via="file_operations.read" struct="file_operations" field="read" holder="s_fops""#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"<origin kind="irq" via="request_irq" call="request_irq""#), "{xml}");
+    assert!(xml.contains(r#"<error file="/nonexistent/x.c" class="missing-file">"#), "{xml}");
+    // Every element is closed: the document parses.
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!("malformed XML: {e}\n{xml}"),
+        }
+    }
+}
+
+#[test]
+fn a_new_ops_structure_needs_only_a_model_file() {
+    // The driver stores a function in a kernel-style structure that the
+    // shipped models do not know: a warning says so, and a model file in a
+    // --models directory makes it an entry point, with no code change.
+    let dir = scratch("models");
+    std::fs::create_dir_all(dir.join("kinc")).unwrap();
+    write(&dir, "kinc/gadget.h", b"struct gadget_ops { int (*poke)(int); };\nint gadget_register(const struct gadget_ops *);\n");
+    std::fs::create_dir_all(dir.join("drv")).unwrap();
+    let f = write(
+        &dir,
+        "drv/gadget.c",
+        b"#include \"../kinc/gadget.h\"\nstatic int my_poke(int x) { return x; }\nstatic const struct gadget_ops ops = { .poke = my_poke };\nint setup(void) { return gadget_register(&ops); }\n",
+    );
+    let o = racewatch(&["entry-points", "--no-kernel", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("0 entry points, 1 warning"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("[unmodelled-ops]"), "{}", stdout(&o));
+
+    let models = dir.join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernel-models/entry-points")).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, models.join(p.file_name().unwrap())).unwrap();
+    }
+    write(
+        &models,
+        "gadget.xml",
+        br#"<kernel-model kernel="test"><ops-struct name="gadget_ops" default-kind="callback" reason="the gadget core calls poke"/></kernel-model>"#,
+    );
+    let o = racewatch(&["entry-points", "--no-kernel", "--models", &models.display().to_string(), &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("my_poke  callback  gadget_ops.poke (ops)"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("unmodelled-ops"), "{}", stdout(&o));
+
+    // A broken model file is one clean error naming it.
+    write(&models, "broken.xml", br#"<kernel-model kernel="test"><ops-struct name="x"/></kernel-model>"#);
+    let o = racewatch(&["entry-points", "--no-kernel", "--models", &models.display().to_string(), &f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("broken.xml: error: invalid kernel model"), "{}", stderr(&o));
+}
+
+#[test]
+fn output_is_the_same_for_any_job_count() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/corpus").display().to_string();
+    let one = racewatch(&["entry-points", "-j", "1", &corpus]);
+    let two = racewatch(&["entry-points", "-j", "2", &corpus]);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert_eq!(stdout(&one), stdout(&two));
+}

@@ -56,6 +56,9 @@ fn write_heading(out: &mut impl Write, r: &FileResult, d: &DriverEntryPoints) ->
         None if d.entry_points.is_empty() => {}
         None => heading.push_str(", no init entry point"),
     }
+    if !d.warnings.is_empty() {
+        heading.push_str(&format!(", {}", plural(d.warnings.len(), "warning", "warnings")));
+    }
     writeln!(out, "{heading}")
 }
 

@@ -133,3 +133,71 @@ fn collect_xml(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ModelError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(xml: &str) -> Result<KernelModels, ModelError> {
+        KernelModels::from_files(&[(PathBuf::from("test.xml"), xml.to_string())])
+    }
+
+    #[test]
+    fn embedded_models_load_and_know_the_common_structures() {
+        let m = KernelModels::embedded().expect("the shipped models are valid");
+        assert_eq!(m.field_kind("pci_driver", "probe"), Some(EntryKind::Probe));
+        assert_eq!(m.field_kind("usb_driver", "disconnect"), Some(EntryKind::Remove));
+        assert_eq!(m.field_kind("file_operations", "read"), Some(EntryKind::Callback));
+        assert_eq!(m.field_kind("work_struct", "func"), Some(EntryKind::Work));
+        assert_eq!(m.field_kind("device", "parent"), None, "only device.release is a callback");
+        let irq = &m.registrations["request_threaded_irq"].arguments;
+        assert_eq!(irq, &[ArgumentRule { index: 1, kind: EntryKind::Irq }, ArgumentRule { index: 2, kind: EntryKind::IrqThread }]);
+        assert!(m.module_hooks.contains_key("__inittest"));
+        for s in m.ops_structs.values() {
+            assert!(!s.reason.trim().is_empty(), "{} has no reason", s.name);
+        }
+    }
+
+    #[test]
+    fn every_rule_needs_a_reason() {
+        let e = load(r#"<kernel-model kernel="6.12"><ops-struct name="x" default-kind="callback"/></kernel-model>"#)
+            .unwrap_err();
+        assert!(e.message.contains("reason"), "{}", e.message);
+    }
+
+    #[test]
+    fn unknown_kinds_and_elements_are_rejected() {
+        let e = load(r#"<kernel-model kernel="6.12"><ops-struct name="x" default-kind="sometimes" reason="r"/></kernel-model>"#)
+            .unwrap_err();
+        assert!(e.message.contains("unknown kind `sometimes`"), "{}", e.message);
+        let e = load(r#"<kernel-model kernel="6.12"><struct name="x" reason="r"/></kernel-model>"#).unwrap_err();
+        assert!(e.message.contains("struct"), "{}", e.message);
+        let e = load(r#"<kernel-model kernel="6.12"><registration function="f" reason="r"/></kernel-model>"#).unwrap_err();
+        assert!(e.message.contains("no <argument>"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_name_defined_twice_is_an_error() {
+        let one = r#"<kernel-model kernel="6.12"><ops-struct name="x" default-kind="callback" reason="r"/></kernel-model>"#;
+        let e = KernelModels::from_files(&[(PathBuf::from("a.xml"), one.into()), (PathBuf::from("b.xml"), one.into())])
+            .unwrap_err();
+        assert_eq!(e.file, PathBuf::from("b.xml"));
+        assert!(e.message.contains("defined twice"), "{}", e.message);
+    }
+
+    #[test]
+    fn fields_can_override_or_cancel_the_default_kind() {
+        let m = load(
+            r#"<kernel-model kernel="6.12">
+                 <ops-struct name="x" default-kind="callback" reason="r">
+                   <field name="start" kind="probe"/>
+                   <field name="owner_cb" kind="none" reason="called by the driver itself"/>
+                 </ops-struct>
+               </kernel-model>"#,
+        )
+        .unwrap();
+        assert_eq!(m.field_kind("x", "start"), Some(EntryKind::Probe));
+        assert_eq!(m.field_kind("x", "owner_cb"), None);
+        assert_eq!(m.field_kind("x", "other"), Some(EntryKind::Callback));
+    }
+}
