@@ -62,8 +62,8 @@ if [ ! -f "$kdir/.complete" ]; then
   say "fetching Debian kernel headers $v"
   tmp=$(mktemp -d "$cache.tmp.XXXXXX" 2>/dev/null || { mkdir -p "$cache"; mktemp -d "$cache/tmp.XXXXXX"; })
   trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && apt-get download -qq "linux-headers-$v-amd64" "linux-headers-$v-common" >/dev/null) ||
-    { apt_update; (cd "$tmp" && apt-get download -qq "linux-headers-$v-amd64" "linux-headers-$v-common" >/dev/null); }
+  (cd "$tmp" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$v-amd64" "linux-headers-$v-common" >/dev/null) ||
+    { apt_update; (cd "$tmp" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$v-amd64" "linux-headers-$v-common" >/dev/null); }
   mkdir -p "$tmp/root"
   for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$tmp/root"; done
   [ -d "$tmp/root/usr/src/linux-headers-$v-amd64" ] || die "unexpected layout in linux-headers-$v-amd64"
@@ -92,7 +92,7 @@ if [ "$(cat "$sdir/.complete" 2>/dev/null)" != "$stamp" ]; then
   deb=$(ls "$sdir"/linux-source-6.12_*.deb 2>/dev/null | head -n 1 || true)
   if [ -z "$deb" ]; then
     say "fetching Debian linux-source-6.12 $src_version (about 150 MB)"
-    (cd "$sdir" && apt-get download -qq "linux-source-6.12=$src_version" >/dev/null)
+    (cd "$sdir" && apt-get -o APT::Sandbox::User=root download -qq "linux-source-6.12=$src_version" >/dev/null)
     deb=$(ls "$sdir"/linux-source-6.12_*.deb | head -n 1)
   fi
   say "extracting driver sources: $(echo $dirs)"
