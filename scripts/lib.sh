@@ -4,7 +4,8 @@
 # The cache that set-up fills: Debian kernel headers and driver sources.
 # RACEWATCH_CACHE overrides it; the racewatch binary looks in the same place.
 racewatch_cache() {
-  echo "${RACEWATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/racewatch}"
+  local home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+  echo "${RACEWATCH_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/racewatch}"
 }
 
 say() { printf 'setup: %s\n' "$*" >&2; }

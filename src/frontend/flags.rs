@@ -64,12 +64,13 @@ pub struct KernelTree {
 
 /// Where set-up puts the kernel headers, and where racewatch looks by
 /// default: `$RACEWATCH_CACHE`, else `$XDG_CACHE_HOME/racewatch`, else
-/// `~/.cache/racewatch`, then `kernel/current`.
+/// `~/.cache/racewatch` (`HOME`, else the password database), then
+/// `kernel/current`.
 pub fn default_kernel_dir() -> Option<PathBuf> {
     let cache = std::env::var_os("RACEWATCH_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("racewatch")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/racewatch")))?;
+        .or_else(|| std::env::home_dir().map(|h| h.join(".cache/racewatch")))?;
     Some(cache.join("kernel/current"))
 }
 
