@@ -49,6 +49,57 @@ def parse(text):
     return enums
 
 
+# The expression and statement kinds that C (with GNU extensions) has; the
+# other expression and statement kinds are Objective-C, C++, OpenMP, OpenACC
+# or Microsoft constructs, which a C driver never contains.
+C_EXPRS = """UnexposedExpr DeclRefExpr MemberRefExpr CallExpr IntegerLiteral FloatingLiteral
+ImaginaryLiteral StringLiteral CharacterLiteral ParenExpr UnaryOperator ArraySubscriptExpr BinaryOperator
+CompoundAssignOperator ConditionalOperator CStyleCastExpr CompoundLiteralExpr InitListExpr AddrLabelExpr
+StmtExpr GenericSelectionExpr GNUNullExpr UnaryExpr BuiltinBitCastExpr FixedPointLiteral""".split()
+C_STMTS = """UnexposedStmt LabelStmt CompoundStmt CaseStmt DefaultStmt IfStmt SwitchStmt WhileStmt DoStmt ForStmt
+GotoStmt IndirectGotoStmt ContinueStmt BreakStmt ReturnStmt AsmStmt NullStmt DeclStmt""".split()
+
+
+def c_syntax(cursor_kinds):
+    """CExpr and CStmt enums, and the exhaustive classification of every
+    cursor kind into them."""
+    names = []
+    seen = set()
+    for name, value in cursor_kinds:
+        short = name[len("CXCursor_"):]
+        if value in seen or short.startswith(("First", "Last")) or short == "Invalid":
+            continue
+        seen.add(value)
+        names.append((short, value))
+    out = ["/// The expression kinds of C (with GNU extensions).",
+           "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]", "pub enum CExpr {"]
+    out += ["    %s," % n for n in C_EXPRS] + ["}", ""]
+    out += ["/// The statement kinds of C (with GNU extensions).",
+            "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]", "pub enum CStmt {"]
+    out += ["    %s," % n for n in C_STMTS] + ["}", ""]
+    out += ["/// A cursor kind as the lowering of C sees it.",
+            "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]", "pub enum CSyntax {",
+            "    /// A C expression.", "    Expr(CExpr),", "    /// A C statement.", "    Stmt(CStmt),",
+            "    /// An expression or statement of another language (Objective-C, C++,",
+            "    /// OpenMP, OpenACC, Microsoft extensions): never in a C driver.",
+            "    NotC(CursorKind),",
+            "    /// Not an expression or statement: a declaration, reference, attribute,",
+            "    /// preprocessing or other cursor.", "    Other(CursorKind),", "}", "",
+            "impl CursorKind {", "    /// Classifies the kind for the lowering; exhaustive by construction.",
+            "    pub fn c_syntax(self) -> CSyntax {", "        match self {"]
+    for short, value in names:
+        if short in C_EXPRS:
+            out.append("            CursorKind::%s => CSyntax::Expr(CExpr::%s)," % (short, short))
+        elif short in C_STMTS:
+            out.append("            CursorKind::%s => CSyntax::Stmt(CStmt::%s)," % (short, short))
+        elif 100 <= value < 350:
+            out.append("            CursorKind::%s => CSyntax::NotC(self)," % short)
+        else:
+            out.append("            CursorKind::%s => CSyntax::Other(self)," % short)
+    out += ["            CursorKind::Unknown => CSyntax::Other(self),", "        }", "    }", "}", ""]
+    return out
+
+
 def main():
     text = open(sys.argv[1]).read()
     enums = parse(text)
@@ -89,6 +140,7 @@ def main():
         out.append("    }")
         out.append("}")
         out.append("")
+    out += c_syntax(enums["CXCursorKind"])
     sys.stdout.write("\n".join(out))
 
 

@@ -24,7 +24,7 @@ mod types;
 
 pub use cursor::{Cursor, EvalValue, Location};
 
-pub use kinds::{BinaryOperator, CursorKind, TypeKind, UnaryOperator};
+pub use kinds::{BinaryOperator, CExpr, CStmt, CSyntax, CursorKind, TypeKind, UnaryOperator};
 pub use types::Type;
 
 use clang_sys::*;
