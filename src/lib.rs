@@ -5,5 +5,6 @@ pub mod analyses;
 pub mod cli;
 pub mod diagnostics;
 pub mod frontend;
+pub mod ir;
 pub mod models;
 pub mod pipeline;

@@ -1,0 +1,365 @@
+//! The commands of a basic block: one closed enum, so that every pass must
+//! say what it does with each command (no catch-all arms).
+//!
+//! Commands are Boogie's (assign, assume, assert, havoc, call) plus the
+//! memory, lock and interrupt operations that data-race checking needs, and
+//! markers where the lowering approximated C. Each variant's documentation
+//! starts with its printed form.
+
+use super::entity::{EntryPointId, LockId, ProcId, RegionId, VarId};
+use super::expr::Expr;
+use crate::diagnostics::Span;
+
+/// What an assertion checks; decides how a failure is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CheckKind {
+    /// Two accesses to the same address may race.
+    DataRace,
+    /// Execution reaches a construct the checker cannot handle.
+    Unsupported,
+    /// An assertion written in the driver or the models.
+    User,
+    /// A loop or recursion bound of the bounded checker is exceeded.
+    Bound,
+}
+
+impl CheckKind {
+    /// The stable kebab-case name, printed as `assert {data-race} …`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckKind::DataRace => "data-race",
+            CheckKind::Unsupported => "unsupported",
+            CheckKind::User => "user",
+            CheckKind::Bound => "bound",
+        }
+    }
+}
+
+/// How a memory access synchronises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// An ordinary access.
+    Plain,
+    /// `READ_ONCE`, `atomic_read` and the like: never races with another
+    /// atomic access, but protects nothing else.
+    Atomic,
+}
+
+/// How a lock is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockMode {
+    /// A writer, or the only holder.
+    Exclusive,
+    /// A reader of a reader-writer lock.
+    Shared,
+}
+
+/// An interrupt or preemption control operation. These are recorded, not
+/// treated as locks: on SMP another CPU still runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IrqOp {
+    /// `local_irq_disable`, `spin_lock_irq`'s half.
+    Disable,
+    /// `local_irq_enable`.
+    Enable,
+    /// `local_irq_save`.
+    Save,
+    /// `local_irq_restore`.
+    Restore,
+    /// `preempt_disable`.
+    PreemptDisable,
+    /// `preempt_enable`.
+    PreemptEnable,
+    /// `local_bh_disable`, `spin_lock_bh`'s half.
+    BhDisable,
+    /// `local_bh_enable`.
+    BhEnable,
+}
+
+impl IrqOp {
+    /// The stable kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IrqOp::Disable => "irq-disable",
+            IrqOp::Enable => "irq-enable",
+            IrqOp::Save => "irq-save",
+            IrqOp::Restore => "irq-restore",
+            IrqOp::PreemptDisable => "preempt-disable",
+            IrqOp::PreemptEnable => "preempt-enable",
+            IrqOp::BhDisable => "bh-disable",
+            IrqOp::BhEnable => "bh-enable",
+        }
+    }
+}
+
+/// What the lowering approximated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ApproxKind {
+    /// A call to a function without body or model: results havocked.
+    ExternalCall,
+    /// Inline assembly: its outputs havocked.
+    InlineAsm,
+    /// A call through a function pointer whose targets are unknown.
+    FunctionPointer,
+    /// A construct the lowering skipped: behaviour may be missed.
+    UnsupportedConstruct,
+    /// A lock that could not be identified: treated as no protection.
+    UnknownLock,
+    /// A bit operation turned into an uninterpreted function.
+    BitOperation,
+    /// A cast the integer model cannot express.
+    Cast,
+}
+
+impl ApproxKind {
+    /// The stable kebab-case name, printed as `approx {external-call} …`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApproxKind::ExternalCall => "external-call",
+            ApproxKind::InlineAsm => "inline-asm",
+            ApproxKind::FunctionPointer => "function-pointer",
+            ApproxKind::UnsupportedConstruct => "unsupported-construct",
+            ApproxKind::UnknownLock => "unknown-lock",
+            ApproxKind::BitOperation => "bit-operation",
+            ApproxKind::Cast => "cast",
+        }
+    }
+
+    /// Whether the approximation may hide a race (an under-approximation
+    /// of the driver's behaviour). The others over-approximate: they may
+    /// cost a false alarm, never a missed race.
+    pub fn affects_soundness(self) -> bool {
+        match self {
+            ApproxKind::UnsupportedConstruct => true,
+            ApproxKind::ExternalCall
+            | ApproxKind::InlineAsm
+            | ApproxKind::FunctionPointer
+            | ApproxKind::UnknownLock
+            | ApproxKind::BitOperation
+            | ApproxKind::Cast => false,
+        }
+    }
+}
+
+/// A command of a basic block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `x := e;`
+    Assign {
+        /// The variable assigned.
+        target: VarId,
+        /// Its new value.
+        value: Expr,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `assume e;`: executions where `e` is false are dropped.
+    Assume {
+        /// A boolean condition.
+        cond: Expr,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `assert {data-race} e;`: an execution where `e` is false is a bug.
+    Assert {
+        /// A boolean condition.
+        cond: Expr,
+        /// What the assertion checks.
+        check: CheckKind,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `havoc x, y;`: the variables take arbitrary values.
+    Havoc {
+        /// The variables.
+        vars: Vec<VarId>,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `call r := foo(x, 3);` (`call foo(x);` without results).
+    Call {
+        /// The callee.
+        procedure: ProcId,
+        /// One per parameter.
+        args: Vec<Expr>,
+        /// One per return, distinct.
+        results: Vec<VarId>,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `x := load region3[a];` (`load.atomic` for an atomic access).
+    Load {
+        /// The variable receiving the value.
+        target: VarId,
+        /// The region read.
+        region: RegionId,
+        /// The integer address.
+        address: Expr,
+        /// How the access synchronises.
+        access: AccessKind,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `store region3[a] := e;` (`store.atomic` for an atomic access).
+    Store {
+        /// The region written.
+        region: RegionId,
+        /// The integer address.
+        address: Expr,
+        /// The value written.
+        value: Expr,
+        /// How the access synchronises.
+        access: AccessKind,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `lock lock0;` (`lock.shared lock0;` for a reader).
+    Lock {
+        /// The lock taken.
+        lock: LockId,
+        /// How it is taken.
+        mode: LockMode,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `ok := trylock lock0;` (`trylock.shared`): may fail; `success` is
+    /// an arbitrary boolean, and the lock is held when it is true.
+    TryLock {
+        /// The lock tried.
+        lock: LockId,
+        /// How it is taken.
+        mode: LockMode,
+        /// A boolean variable receiving whether the lock was taken.
+        success: VarId,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `unlock lock0;` (`unlock.shared lock0;`).
+    Unlock {
+        /// The lock released.
+        lock: LockId,
+        /// How it was taken.
+        mode: LockMode,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `lock ? "array element";`: a lock that could not be identified
+    /// uniquely (an element of an array or list). Recorded; it protects
+    /// nothing.
+    LockUnknown {
+        /// Why it could not be identified.
+        reason: String,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `control irq-save;`: interrupt or preemption control, recorded.
+    InterruptControl {
+        /// The operation.
+        op: IrqOp,
+        /// The C source.
+        span: Option<Span>,
+    },
+    /// `ghost.write region3[a] entry0;` (`ghost.read`): the hook that
+    /// instrumentation places at a watched access of an entry point, for
+    /// the lockset instrumentation to expand.
+    GhostAccess {
+        /// The region accessed.
+        region: RegionId,
+        /// The integer address.
+        address: Expr,
+        /// A write rather than a read.
+        write: bool,
+        /// The entry point making the access.
+        entry_point: EntryPointId,
+        /// The access in C, for the race report.
+        span: Option<Span>,
+    },
+    /// `approx {external-call} "foo";`: the lowering approximated here.
+    Approximation {
+        /// What was approximated.
+        kind: ApproxKind,
+        /// A detail for the report: the function or construct.
+        detail: String,
+        /// The C source.
+        span: Option<Span>,
+    },
+}
+
+impl Command {
+    /// Where the command comes from in C, if anywhere.
+    pub fn span(&self) -> Option<&Span> {
+        match self {
+            Command::Assign { span, .. }
+            | Command::Assume { span, .. }
+            | Command::Assert { span, .. }
+            | Command::Havoc { span, .. }
+            | Command::Call { span, .. }
+            | Command::Load { span, .. }
+            | Command::Store { span, .. }
+            | Command::Lock { span, .. }
+            | Command::TryLock { span, .. }
+            | Command::Unlock { span, .. }
+            | Command::LockUnknown { span, .. }
+            | Command::InterruptControl { span, .. }
+            | Command::GhostAccess { span, .. }
+            | Command::Approximation { span, .. } => span.as_ref(),
+        }
+    }
+
+    /// The expressions the command evaluates, in printed order.
+    pub fn expressions(&self) -> Vec<&Expr> {
+        match self {
+            Command::Assign { value, .. } => vec![value],
+            Command::Assume { cond, .. } | Command::Assert { cond, .. } => vec![cond],
+            Command::Call { args, .. } => args.iter().collect(),
+            Command::Load { address, .. } | Command::GhostAccess { address, .. } => vec![address],
+            Command::Store { address, value, .. } => vec![address, value],
+            Command::Havoc { .. }
+            | Command::Lock { .. }
+            | Command::TryLock { .. }
+            | Command::Unlock { .. }
+            | Command::LockUnknown { .. }
+            | Command::InterruptControl { .. }
+            | Command::Approximation { .. } => Vec::new(),
+        }
+    }
+
+    /// The variables the command writes.
+    pub fn targets(&self) -> Vec<VarId> {
+        match self {
+            Command::Assign { target, .. } | Command::Load { target, .. } => vec![*target],
+            Command::Havoc { vars, .. } => vars.clone(),
+            Command::Call { results, .. } => results.clone(),
+            Command::TryLock { success, .. } => vec![*success],
+            Command::Assume { .. }
+            | Command::Assert { .. }
+            | Command::Store { .. }
+            | Command::Lock { .. }
+            | Command::Unlock { .. }
+            | Command::LockUnknown { .. }
+            | Command::InterruptControl { .. }
+            | Command::GhostAccess { .. }
+            | Command::Approximation { .. } => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_unsupported_constructs_affect_soundness() {
+        let kinds = [
+            ApproxKind::ExternalCall,
+            ApproxKind::InlineAsm,
+            ApproxKind::FunctionPointer,
+            ApproxKind::UnsupportedConstruct,
+            ApproxKind::UnknownLock,
+            ApproxKind::BitOperation,
+            ApproxKind::Cast,
+        ];
+        let unsound: Vec<&str> = kinds.iter().filter(|k| k.affects_soundness()).map(|k| k.as_str()).collect();
+        assert_eq!(unsound, ["unsupported-construct"]);
+    }
+}

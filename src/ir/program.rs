@@ -1,0 +1,342 @@
+//! A whole program of the IVL: the declarations (variables, regions, locks,
+//! uninterpreted functions, entry points) and the procedures, each a control
+//! flow graph of basic blocks.
+//!
+//! Everything is plain data in [`Arena`]s; the fields are public so that
+//! passes can rewrite them directly. Nothing here checks well-formedness:
+//! that is [`validate()`](super::validate()), which passes run between stages.
+
+use super::command::Command;
+use super::entity::{Arena, BlockId, EntryPointId, FuncId, LockId, ProcId, RegionId, VarId};
+use super::expr::Expr;
+use crate::diagnostics::Span;
+use crate::models::EntryKind;
+use std::fmt;
+
+/// The sort (type) of a value: mathematical integers and booleans. There
+/// are no bit-vectors: C integers are unbounded integers here, and bit
+/// operations go through uninterpreted functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sort {
+    /// An unbounded integer (also every pointer, as an address).
+    Int,
+    /// A boolean.
+    Bool,
+}
+
+impl Sort {
+    /// The printed name: `int` or `bool`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sort::Int => "int",
+            Sort::Bool => "bool",
+        }
+    }
+}
+
+impl fmt::Display for Sort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a variable is visible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// In every procedure.
+    Global,
+    /// An input of this procedure; commands cannot assign it.
+    Param(ProcId),
+    /// An output of this procedure.
+    Return(ProcId),
+    /// A local of this procedure.
+    Local(ProcId),
+}
+
+impl Scope {
+    /// The procedure owning the variable, unless it is global.
+    pub fn procedure(self) -> Option<ProcId> {
+        match self {
+            Scope::Global => None,
+            Scope::Param(p) | Scope::Return(p) | Scope::Local(p) => Some(p),
+        }
+    }
+}
+
+/// A scalar variable. C variables whose address is taken live in regions
+/// instead; ghost variables hold instrumentation state (locksets, flags).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// The name: a C identifier (`[A-Za-z_][A-Za-z0-9_]*`), not necessarily
+    /// unique; the printer disambiguates.
+    pub name: String,
+    /// Its sort.
+    pub sort: Sort,
+    /// Where it is visible.
+    pub scope: Scope,
+    /// Added by instrumentation rather than lowered from C.
+    pub ghost: bool,
+    /// Its declaration in C, if any.
+    pub span: Option<Span>,
+}
+
+/// What C storage a region stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegionKind {
+    /// One field of one structure type, at every address.
+    Field,
+    /// One global variable (or static local).
+    Global,
+    /// What pointers of one type point to, when nothing finer is known.
+    Pointee,
+    /// Several of the above, merged because they may alias.
+    Merged,
+}
+
+impl RegionKind {
+    /// The printed name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegionKind::Field => "field",
+            RegionKind::Global => "global",
+            RegionKind::Pointee => "pointee",
+            RegionKind::Merged => "merged",
+        }
+    }
+}
+
+/// A memory region: a map from integer address to a value of one sort. The
+/// races racewatch looks for are between accesses to the same region at the
+/// same address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// Human readable: `struct file.f_pos`, `global nvram_count`,
+    /// `int (pointee)`.
+    pub name: String,
+    /// The sort of the values stored.
+    pub element: Sort,
+    /// What C storage it stands for.
+    pub kind: RegionKind,
+    /// Never shared between threads (a local whose address is taken), so
+    /// its accesses cannot race.
+    pub thread_private: bool,
+}
+
+/// The kind of a kernel lock, which decides the modes it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockKind {
+    /// `struct mutex`.
+    Mutex,
+    /// `spinlock_t` (and raw spinlocks).
+    Spinlock,
+    /// `rwlock_t`.
+    RwLock,
+    /// `struct rw_semaphore`.
+    RwSemaphore,
+    /// `struct semaphore`, used as a mutex.
+    Semaphore,
+    /// A kernel-wide exclusion that the models express as a lock (`rtnl`,
+    /// the device lock the driver core takes around probe and remove).
+    Pseudo,
+}
+
+impl LockKind {
+    /// The printed name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LockKind::Mutex => "mutex",
+            LockKind::Spinlock => "spinlock",
+            LockKind::RwLock => "rwlock",
+            LockKind::RwSemaphore => "rw-semaphore",
+            LockKind::Semaphore => "semaphore",
+            LockKind::Pseudo => "pseudo",
+        }
+    }
+
+    /// Whether the lock can be held in shared (reader) mode.
+    pub fn has_shared_mode(self) -> bool {
+        match self {
+            LockKind::RwLock | LockKind::RwSemaphore | LockKind::Pseudo => true,
+            LockKind::Mutex | LockKind::Spinlock | LockKind::Semaphore => false,
+        }
+    }
+}
+
+/// A lock, identified statically.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lock {
+    /// Human readable: `nvram_mutex`, `struct rtl8169_private.wk.mutex`,
+    /// `rtnl`.
+    pub name: String,
+    /// Its kind.
+    pub kind: LockKind,
+}
+
+/// An uninterpreted function: bit operations, casts the lowering cannot
+/// express, and kernel functions of their arguments only (`netdev_priv`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UninterpretedFn {
+    /// The name, a C identifier, unique among the functions.
+    pub name: String,
+    /// The sorts of the arguments.
+    pub params: Vec<Sort>,
+    /// The sort of the result.
+    pub result: Sort,
+}
+
+/// An entry point of the driver and the procedure that runs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryPointInfo {
+    /// The C function the kernel calls.
+    pub name: String,
+    /// The procedure that runs it (the function's own, or a harness).
+    pub procedure: ProcId,
+    /// How the kernel calls it.
+    pub kind: EntryKind,
+    /// The function's definition.
+    pub span: Span,
+}
+
+/// A pre- or postcondition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contract {
+    /// A boolean expression over globals and parameters (and, in a
+    /// postcondition, returns).
+    pub expr: Expr,
+    /// Assumed but not checked (`free requires`), as Houdini's candidates
+    /// are until proved.
+    pub free: bool,
+}
+
+/// How a basic block ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Terminator {
+    /// Nondeterministic choice between the targets; the conditions are
+    /// `assume`s at the head of the targets. Never empty.
+    Goto(Vec<BlockId>),
+    /// Return to the caller.
+    Return,
+    /// Control never reaches the end of this block.
+    Unreachable,
+}
+
+/// A basic block: straight-line commands, then a terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The commands, in order.
+    pub commands: Vec<Command>,
+    /// How it ends.
+    pub terminator: Terminator,
+}
+
+/// A procedure: a signature, contracts and (unless `body` is false) a body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Procedure {
+    /// The name, a C identifier, unique among the procedures.
+    pub name: String,
+    /// The inputs, in order; variables scoped [`Scope::Param`].
+    pub params: Vec<VarId>,
+    /// The outputs, in order; variables scoped [`Scope::Return`].
+    pub returns: Vec<VarId>,
+    /// The locals; variables scoped [`Scope::Local`].
+    pub locals: Vec<VarId>,
+    /// The control flow graph.
+    pub blocks: Arena<BlockId, Block>,
+    /// Where execution starts.
+    pub entry: BlockId,
+    /// The C definition or declaration, if any.
+    pub span: Option<Span>,
+    /// Preconditions.
+    pub requires: Vec<Contract>,
+    /// Postconditions.
+    pub ensures: Vec<Contract>,
+    /// False for a bodiless declaration (a model or an external function),
+    /// whose single block only returns.
+    pub body: bool,
+}
+
+impl Procedure {
+    /// A bodiless procedure without parameters or returns: one block that
+    /// returns.
+    pub fn declaration(name: impl Into<String>) -> Procedure {
+        let mut blocks = Arena::new();
+        let entry = blocks.push(Block { commands: Vec::new(), terminator: Terminator::Return });
+        Procedure {
+            name: name.into(),
+            params: Vec::new(),
+            returns: Vec::new(),
+            locals: Vec::new(),
+            blocks,
+            entry,
+            span: None,
+            requires: Vec::new(),
+            ensures: Vec::new(),
+            body: false,
+        }
+    }
+
+    /// Its own variables: parameters, returns, then locals.
+    pub fn variables(&self) -> impl Iterator<Item = VarId> {
+        self.params.iter().chain(&self.returns).chain(&self.locals).copied()
+    }
+}
+
+/// A whole program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Program {
+    /// Every procedure, with or without a body.
+    pub procedures: Arena<ProcId, Procedure>,
+    /// Every variable, global or owned by a procedure.
+    pub variables: Arena<VarId, Variable>,
+    /// The memory regions.
+    pub regions: Arena<RegionId, Region>,
+    /// The locks.
+    pub locks: Arena<LockId, Lock>,
+    /// The uninterpreted functions.
+    pub functions: Arena<FuncId, UninterpretedFn>,
+    /// The entry points of the driver.
+    pub entry_points: Arena<EntryPointId, EntryPointInfo>,
+}
+
+impl Program {
+    /// An empty program.
+    pub fn new() -> Program {
+        Program::default()
+    }
+
+    /// Adds a global variable.
+    pub fn add_global(&mut self, name: impl Into<String>, sort: Sort, span: Option<Span>) -> VarId {
+        self.variables.push(Variable { name: name.into(), sort, scope: Scope::Global, ghost: false, span })
+    }
+
+    /// Adds a ghost global variable (instrumentation state).
+    pub fn add_ghost_global(&mut self, name: impl Into<String>, sort: Sort) -> VarId {
+        self.variables.push(Variable { name: name.into(), sort, scope: Scope::Global, ghost: true, span: None })
+    }
+
+    /// The global variables, in id order.
+    pub fn globals(&self) -> impl Iterator<Item = (VarId, &Variable)> {
+        self.variables.iter().filter(|(_, v)| v.scope == Scope::Global)
+    }
+
+    /// The first procedure with this name. A linear search: lowering keeps
+    /// its own maps.
+    pub fn procedure_by_name(&self, name: &str) -> Option<ProcId> {
+        self.procedures.iter().find(|(_, p)| p.name == name).map(|(id, _)| id)
+    }
+
+    /// The first uninterpreted function with this name.
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions.iter().find(|(_, f)| f.name == name).map(|(id, _)| id)
+    }
+
+    /// The first lock with this name.
+    pub fn lock_by_name(&self, name: &str) -> Option<LockId> {
+        self.locks.iter().find(|(_, l)| l.name == name).map(|(id, _)| id)
+    }
+
+    /// The first region with this name.
+    pub fn region_by_name(&self, name: &str) -> Option<RegionId> {
+        self.regions.iter().find(|(_, r)| r.name == name).map(|(id, _)| id)
+    }
+}
