@@ -20,6 +20,25 @@ pub enum Command {
     EntryPoints(EntryPointsArgs),
     /// List the pairs of entry points that may run at the same time.
     Pairs(PairsArgs),
+    /// Print the lowered intermediate program of a driver.
+    Ivl(IvlArgs),
+}
+
+/// Options of `racewatch ivl`.
+#[derive(Debug, Args)]
+pub struct IvlArgs {
+    /// The file to lower, and how to compile it.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print only this function's procedure (and the declarations).
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
+    /// Print counts per construct and per approximation kind instead.
+    #[arg(long)]
+    pub stats: bool,
+    /// Print every approximation warning to stderr.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// Options of `racewatch entry-points`.

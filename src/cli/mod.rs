@@ -6,6 +6,7 @@
 //! input, usage), 3 some results unknown.
 
 mod args;
+mod ivl;
 mod render;
 mod xml;
 
@@ -48,6 +49,7 @@ pub fn main() -> ExitCode {
     let exit = match cli.command {
         Command::EntryPoints(args) => run_entry_points(&args.input, args.xml, args.timings),
         Command::Pairs(args) => run_pairs(&args.input, args.xml),
+        Command::Ivl(args) => run_ivl(&args),
     };
     ExitCode::from(exit as u8)
 }
@@ -114,6 +116,30 @@ fn run_entry_points(input: &InputArgs, as_xml: bool, timings: bool) -> Exit {
         render::write_timings(&mut std::io::stderr().lock(), &results);
     }
     finish(&results, &errors)
+}
+
+fn run_ivl(args: &args::IvlArgs) -> Exit {
+    let session = match session(&args.input) {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    let (files, errors) = session.inputs(&args.input.paths);
+    if !errors.is_empty() {
+        return finish(&[], &errors);
+    }
+    let mut failed = Vec::new();
+    for file in &files {
+        match session.lower(file) {
+            Ok((_, lowered, _)) => {
+                if let Err(e) = ivl::write(&mut std::io::stdout().lock(), file, &lowered, args) {
+                    eprintln!("racewatch: error: cannot write output: {e}");
+                    return Exit::Error;
+                }
+            }
+            Err(e) => failed.push(e),
+        }
+    }
+    finish(&[], &failed)
 }
 
 fn run_pairs(input: &InputArgs, as_xml: bool) -> Exit {

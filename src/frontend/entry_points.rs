@@ -457,7 +457,7 @@ impl<'t> Walk<'_, 't> {
 /// For a designated initializer (`.field = value`, libclang's
 /// `UnexposedExpr` whose children start with `MemberRef`s), the field it
 /// designates: the last `MemberRef`, for `.a.b = value`.
-fn designated_field<'t>(element: Cursor<'t>) -> Option<Cursor<'t>> {
+pub(crate) fn designated_field<'t>(element: Cursor<'t>) -> Option<Cursor<'t>> {
     if element.kind() != CursorKind::UnexposedExpr {
         return None;
     }
@@ -489,7 +489,7 @@ fn strip(mut c: Cursor<'_>) -> Cursor<'_> {
 }
 
 /// The functions a value expression may evaluate to.
-fn function_refs<'t>(value: Cursor<'t>) -> Vec<Cursor<'t>> {
+pub(crate) fn function_refs<'t>(value: Cursor<'t>) -> Vec<Cursor<'t>> {
     let mut out = Vec::new();
     collect_function_refs(value, &mut out);
     out

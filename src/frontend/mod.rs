@@ -9,9 +9,12 @@
 //! * [`parse`]: parsing one file and classifying clang's errors.
 //! * [`entry_points`]: finding the functions the kernel may call, from the
 //!   AST and the kernel models.
+//! * [`lower`]: lowering the functions reachable from the entry points into
+//!   the IR, with regions, locks and kernel function models.
 
 pub mod clang;
 pub mod flags;
-pub mod input;
 pub mod entry_points;
+pub mod input;
+pub mod lower;
 pub mod parse;

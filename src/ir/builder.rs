@@ -34,6 +34,22 @@ impl<'p> ProcedureBuilder<'p> {
         ProcedureBuilder { program, procedure, current, terminated: SecondaryMap::new() }
     }
 
+    /// Starts building the body of a procedure declared earlier (so that
+    /// calls could name it before its body was lowered); the current block
+    /// is its entry block.
+    ///
+    /// # Panics
+    ///
+    /// When the procedure already has commands or more than one block.
+    pub fn resume(program: &'p mut Program, procedure: ProcId) -> ProcedureBuilder<'p> {
+        let p = &mut program.procedures[procedure];
+        let empty = p.blocks.len() == 1 && p.blocks[p.entry].commands.is_empty();
+        assert!(empty, "`{}`: resumed a procedure that already has a body", p.name);
+        p.body = true;
+        let current = p.entry;
+        ProcedureBuilder { program, procedure, current, terminated: SecondaryMap::new() }
+    }
+
     /// The id of the procedure being built.
     pub fn id(&self) -> ProcId {
         self.procedure

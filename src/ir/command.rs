@@ -285,7 +285,28 @@ pub enum Command {
     },
 }
 
+
 impl Command {
+    /// Rewrites every region this command names, for region unification.
+    pub fn remap_regions(&mut self, mut f: impl FnMut(RegionId) -> RegionId) {
+        match self {
+            Command::Load { region, .. } | Command::Store { region, .. } | Command::GhostAccess { region, .. } => {
+                *region = f(*region);
+            }
+            Command::Assign { .. }
+            | Command::Assume { .. }
+            | Command::Assert { .. }
+            | Command::Havoc { .. }
+            | Command::Call { .. }
+            | Command::Lock { .. }
+            | Command::TryLock { .. }
+            | Command::Unlock { .. }
+            | Command::LockUnknown { .. }
+            | Command::InterruptControl { .. }
+            | Command::Approximation { .. } => {}
+        }
+    }
+
     /// Where the command comes from in C, if anywhere.
     pub fn span(&self) -> Option<&Span> {
         match self {

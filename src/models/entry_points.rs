@@ -181,41 +181,20 @@ pub struct ModuleHook {
     pub reason: String,
 }
 
-/// The parsed contents of one model file.
-pub(super) struct ModelFile {
-    pub ops_structs: Vec<OpsStruct>,
-    pub registrations: Vec<Registration>,
-    pub module_hooks: Vec<ModuleHook>,
-    pub internal_callbacks: Vec<(String, String)>,
-}
-
+/// `<internal-callback>` as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileXml {
-    #[serde(rename = "@kernel")]
-    _kernel: String,
-    #[serde(rename = "ops-struct", default)]
-    ops_structs: Vec<OpsStructXml>,
-    #[serde(rename = "registration", default)]
-    registrations: Vec<RegistrationXml>,
-    #[serde(rename = "module-hook", default)]
-    module_hooks: Vec<ModuleHookXml>,
-    #[serde(rename = "internal-callback", default)]
-    internal_callbacks: Vec<InternalCallbackXml>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct InternalCallbackXml {
+pub(super) struct InternalCallbackXml {
     #[serde(rename = "@function")]
     function: String,
     #[serde(rename = "@reason")]
     reason: String,
 }
 
+/// `<ops-struct>` as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct OpsStructXml {
+pub(super) struct OpsStructXml {
     #[serde(rename = "@name")]
     name: String,
     #[serde(rename = "@default-kind")]
@@ -237,9 +216,10 @@ struct FieldXml {
     _reason: Option<String>,
 }
 
+/// `<registration>` as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RegistrationXml {
+pub(super) struct RegistrationXml {
     #[serde(rename = "@function")]
     function: String,
     #[serde(rename = "@reason")]
@@ -257,9 +237,10 @@ struct ArgumentXml {
     kind: String,
 }
 
+/// `<module-hook>` as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ModuleHookXml {
+pub(super) struct ModuleHookXml {
     #[serde(rename = "@function")]
     function: String,
     #[serde(rename = "@kind")]
@@ -277,43 +258,44 @@ fn kind(s: &str, context: &str) -> Result<EntryKind, String> {
     })
 }
 
-/// Parses one model file's text.
-pub(super) fn parse_file(text: &str) -> Result<ModelFile, String> {
-    let xml: FileXml = quick_xml::de::from_str(text).map_err(|e| e.to_string())?;
-    let mut ops_structs = Vec::new();
-    for s in xml.ops_structs {
-        let context = format!("ops-struct `{}`", s.name);
-        let default_kind = s.default_kind.as_deref().map(|k| kind(k, &context)).transpose()?;
-        let mut fields = HashMap::new();
-        for f in s.fields {
-            let k = if f.kind == "none" { None } else { Some(kind(&f.kind, &format!("{context} field `{}`", f.name))?) };
-            if fields.insert(f.name.clone(), k).is_some() {
-                return Err(format!("{context}: field `{}` listed twice", f.name));
-            }
+/// Checks and converts one `<ops-struct>`.
+pub(super) fn ops_struct(s: OpsStructXml) -> Result<OpsStruct, String> {
+    let context = format!("ops-struct `{}`", s.name);
+    let default_kind = s.default_kind.as_deref().map(|k| kind(k, &context)).transpose()?;
+    let mut fields = HashMap::new();
+    for f in s.fields {
+        let k = if f.kind == "none" { None } else { Some(kind(&f.kind, &format!("{context} field `{}`", f.name))?) };
+        if fields.insert(f.name.clone(), k).is_some() {
+            return Err(format!("{context}: field `{}` listed twice", f.name));
         }
-        if default_kind.is_none() && fields.is_empty() {
-            return Err(format!("{context}: neither default-kind nor any field"));
-        }
-        ops_structs.push(OpsStruct { name: s.name, default_kind, fields, reason: s.reason });
     }
-    let mut registrations = Vec::new();
-    for r in xml.registrations {
-        let context = format!("registration `{}`", r.function);
-        if r.arguments.is_empty() {
-            return Err(format!("{context}: no <argument>"));
-        }
-        let arguments = r
-            .arguments
-            .iter()
-            .map(|a| Ok(ArgumentRule { index: a.index, kind: kind(&a.kind, &context)? }))
-            .collect::<Result<Vec<_>, String>>()?;
-        registrations.push(Registration { function: r.function, arguments, reason: r.reason });
+    if default_kind.is_none() && fields.is_empty() {
+        return Err(format!("{context}: neither default-kind nor any field"));
     }
-    let mut module_hooks = Vec::new();
-    for h in xml.module_hooks {
-        let k = kind(&h.kind, &format!("module-hook `{}`", h.function))?;
-        module_hooks.push(ModuleHook { function: h.function, kind: k, shown_as: h.shown_as, reason: h.reason });
+    Ok(OpsStruct { name: s.name, default_kind, fields, reason: s.reason })
+}
+
+/// Checks and converts one `<registration>`.
+pub(super) fn registration(r: RegistrationXml) -> Result<Registration, String> {
+    let context = format!("registration `{}`", r.function);
+    if r.arguments.is_empty() {
+        return Err(format!("{context}: no <argument>"));
     }
-    let internal_callbacks = xml.internal_callbacks.into_iter().map(|i| (i.function, i.reason)).collect();
-    Ok(ModelFile { ops_structs, registrations, module_hooks, internal_callbacks })
+    let arguments = r
+        .arguments
+        .iter()
+        .map(|a| Ok(ArgumentRule { index: a.index, kind: kind(&a.kind, &context)? }))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Registration { function: r.function, arguments, reason: r.reason })
+}
+
+/// Checks and converts one `<module-hook>`.
+pub(super) fn module_hook(h: ModuleHookXml) -> Result<ModuleHook, String> {
+    let k = kind(&h.kind, &format!("module-hook `{}`", h.function))?;
+    Ok(ModuleHook { function: h.function, kind: k, shown_as: h.shown_as, reason: h.reason })
+}
+
+/// Converts one `<internal-callback>`: (function, reason).
+pub(super) fn internal_callback(i: InternalCallbackXml) -> (String, String) {
+    (i.function, i.reason)
 }

@@ -3,17 +3,33 @@
 //! Everything racewatch knows about the kernel's side of a driver lives in
 //! XML files under `kernel-models/`: which structures hold callbacks and what
 //! kind each field is, which functions register callbacks, which macros name
-//! the module hooks. Each rule carries its reason. The files are embedded at
-//! build time (`build.rs` lists them, so a new file needs no code change) and
-//! can be replaced at run time with `--models DIR`.
+//! the module hooks ([`entry_points`]); which types are locks and which
+//! functions take and release them or change the interrupt state
+//! ([`locks`]); what the other kernel functions a driver calls do to driver
+//! memory ([`functions`]). Each rule carries its reason. The files are
+//! embedded at build time (`build.rs` lists them, so a new file needs no
+//! code change) and can be replaced at run time with `--models DIR`. Any
+//! file may hold any kind of rule; a name defined twice is an error, and a
+//! function has at most one model among lock functions, lock passthroughs,
+//! irq functions and function models.
+//!
+//! Functions are named as the driver's calls resolve to them after macro
+//! expansion, with Debian's 6.12 amd64 configuration (docs/kernel-models.md).
 //!
 //! **Invariant:** this module only reads and validates data; it knows nothing
 //! of clang or of any analysis.
 
 mod entry_points;
+mod functions;
+mod locks;
 
 pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, Registration, Role};
+pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
+pub use locks::{
+    IrqFunction, IrqOp, LockFunction, LockKind, LockMode, LockOp, LockPassthrough, LockRef, LockResult, LockType, Success,
+};
 
+use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +47,17 @@ pub struct KernelModels {
     /// Kernel functions registered by kernel macros on the driver's behalf,
     /// with the reason they are not driver callbacks.
     pub internal_callbacks: HashMap<String, String>,
+    /// Lock object types by structure tag (or typedef name, for a typedef
+    /// of an anonymous structure: `rwlock_t`).
+    pub lock_types: HashMap<String, LockType>,
+    /// Functions that take or release a lock, by name.
+    pub lock_functions: HashMap<String, LockFunction>,
+    /// Functions that return the lock their argument points to, by name.
+    pub lock_passthroughs: HashMap<String, LockPassthrough>,
+    /// Functions that change the interrupt or preemption state, by name.
+    pub irq_functions: HashMap<String, IrqFunction>,
+    /// What other kernel functions do to driver memory, by name.
+    pub functions: HashMap<String, FunctionModel>,
 }
 
 /// A model file that could not be read or is invalid.
@@ -46,6 +73,41 @@ impl std::fmt::Display for ModelError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: error: invalid kernel model: {}", self.file.display(), self.message)
     }
+}
+
+/// One model file as written: its root element and every rule in it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileXml {
+    #[serde(rename = "@kernel")]
+    _kernel: String,
+    #[serde(rename = "ops-struct", default)]
+    ops_structs: Vec<entry_points::OpsStructXml>,
+    #[serde(rename = "registration", default)]
+    registrations: Vec<entry_points::RegistrationXml>,
+    #[serde(rename = "module-hook", default)]
+    module_hooks: Vec<entry_points::ModuleHookXml>,
+    #[serde(rename = "internal-callback", default)]
+    internal_callbacks: Vec<entry_points::InternalCallbackXml>,
+    #[serde(rename = "lock-type", default)]
+    lock_types: Vec<locks::LockTypeXml>,
+    #[serde(rename = "lock-function", default)]
+    lock_functions: Vec<locks::LockFunctionXml>,
+    #[serde(rename = "lock-passthrough", default)]
+    lock_passthroughs: Vec<locks::LockPassthroughXml>,
+    #[serde(rename = "irq-function", default)]
+    irq_functions: Vec<locks::IrqFunctionXml>,
+    #[serde(rename = "function", default)]
+    functions: Vec<functions::FunctionXml>,
+}
+
+/// Inserts `item` under `name`, refusing a name already defined.
+fn insert<T>(map: &mut HashMap<String, T>, what: &str, name: String, item: T) -> Result<(), String> {
+    if map.contains_key(&name) {
+        return Err(format!("{what} `{name}` is defined twice"));
+    }
+    map.insert(name, item);
+    Ok(())
 }
 
 impl KernelModels {
@@ -76,41 +138,75 @@ impl KernelModels {
         KernelModels::from_files(&files)
     }
 
-    /// Parses and merges model files; a name defined twice is an error.
+    /// Parses and merges model files; a name defined twice is an error, and
+    /// so is a function modelled two ways.
     pub fn from_files(files: &[(PathBuf, String)]) -> Result<KernelModels, ModelError> {
         let mut models = KernelModels::default();
         for (path, text) in files {
-            let file = entry_points::parse_file(text)
-                .map_err(|message| ModelError { file: path.clone(), message })?;
-            let dup = |what: &str, name: &str| ModelError {
-                file: path.clone(),
-                message: format!("{what} `{name}` is defined twice"),
-            };
-            for s in file.ops_structs {
-                if models.ops_structs.contains_key(&s.name) {
-                    return Err(dup("ops-struct", &s.name));
-                }
-                models.ops_structs.insert(s.name.clone(), s);
-            }
-            for r in file.registrations {
-                if models.registrations.contains_key(&r.function) {
-                    return Err(dup("registration", &r.function));
-                }
-                models.registrations.insert(r.function.clone(), r);
-            }
-            for h in file.module_hooks {
-                if models.module_hooks.contains_key(&h.function) {
-                    return Err(dup("module-hook", &h.function));
-                }
-                models.module_hooks.insert(h.function.clone(), h);
-            }
-            for (function, reason) in file.internal_callbacks {
-                if models.internal_callbacks.insert(function.clone(), reason).is_some() {
-                    return Err(dup("internal-callback", &function));
-                }
-            }
+            models.add_file(text).map_err(|message| ModelError { file: path.clone(), message })?;
         }
         Ok(models)
+    }
+
+    /// Parses one file's text and adds its rules.
+    fn add_file(&mut self, text: &str) -> Result<(), String> {
+        let xml: FileXml = quick_xml::de::from_str(text).map_err(|e| e.to_string())?;
+        for s in xml.ops_structs {
+            let s = entry_points::ops_struct(s)?;
+            insert(&mut self.ops_structs, "ops-struct", s.name.clone(), s)?;
+        }
+        for r in xml.registrations {
+            let r = entry_points::registration(r)?;
+            insert(&mut self.registrations, "registration", r.function.clone(), r)?;
+        }
+        for h in xml.module_hooks {
+            let h = entry_points::module_hook(h)?;
+            insert(&mut self.module_hooks, "module-hook", h.function.clone(), h)?;
+        }
+        for i in xml.internal_callbacks {
+            let (function, reason) = entry_points::internal_callback(i);
+            insert(&mut self.internal_callbacks, "internal-callback", function, reason)?;
+        }
+        for t in xml.lock_types {
+            let t = locks::lock_type(t)?;
+            insert(&mut self.lock_types, "lock-type", t.name.clone(), t)?;
+        }
+        for f in xml.lock_functions {
+            let f = locks::lock_function(f)?;
+            self.not_modelled_yet(&f.name, "lock-function")?;
+            insert(&mut self.lock_functions, "lock-function", f.name.clone(), f)?;
+        }
+        for p in xml.lock_passthroughs {
+            let p = locks::lock_passthrough(p)?;
+            self.not_modelled_yet(&p.name, "lock-passthrough")?;
+            insert(&mut self.lock_passthroughs, "lock-passthrough", p.name.clone(), p)?;
+        }
+        for i in xml.irq_functions {
+            let i = locks::irq_function(i)?;
+            self.not_modelled_yet(&i.name, "irq-function")?;
+            insert(&mut self.irq_functions, "irq-function", i.name.clone(), i)?;
+        }
+        for f in xml.functions {
+            let f = functions::function(f)?;
+            self.not_modelled_yet(&f.name, "function")?;
+            insert(&mut self.functions, "function", f.name.clone(), f)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a second model of another sort for the same function (a
+    /// second one of the same sort is caught as defined twice).
+    fn not_modelled_yet(&self, name: &str, what: &str) -> Result<(), String> {
+        let existing = [
+            ("lock-function", self.lock_functions.contains_key(name)),
+            ("lock-passthrough", self.lock_passthroughs.contains_key(name)),
+            ("irq-function", self.irq_functions.contains_key(name)),
+            ("function", self.functions.contains_key(name)),
+        ];
+        match existing.iter().find(|(other, present)| *present && *other != what) {
+            Some((other, _)) => Err(format!("`{name}` is modelled as both <{other}> and <{what}>; a function has one model")),
+            None => Ok(()),
+        }
     }
 
     /// The kind of entry point that a function stored in `record.field`
@@ -118,6 +214,42 @@ impl KernelModels {
     pub fn field_kind(&self, record: &str, field: &str) -> Option<EntryKind> {
         self.ops_structs.get(record).and_then(|s| s.kind_of(field))
     }
+
+    /// Whether a model stands for the function of this name, so that its
+    /// body (a header's static inline) is not lowered: a lock function, a
+    /// lock passthrough, an irq function or a function model.
+    pub fn replaces(&self, function: &str) -> bool {
+        self.lock_functions.contains_key(function)
+            || self.lock_passthroughs.contains_key(function)
+            || self.irq_functions.contains_key(function)
+            || self.functions.contains_key(function)
+    }
+}
+
+/// Parses a closed attribute value: `options` pairs each spelling with its
+/// value; anything else is an error listing the spellings.
+fn choice<T: Copy>(context: &str, attribute: &str, value: &str, options: &[(&str, T)]) -> Result<T, String> {
+    options.iter().find(|(spelling, _)| *spelling == value).map(|(_, v)| *v).ok_or_else(|| {
+        let spellings: Vec<&str> = options.iter().map(|(s, _)| *s).collect();
+        format!("{context}: unknown {attribute} `{value}` (expected one of {})", spellings.join(", "))
+    })
+}
+
+/// Parses an optional boolean attribute, `true` or `false`; absent: false.
+fn flag(context: &str, attribute: &str, value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(format!("{context}: {attribute} must be true or false, not `{other}`")),
+    }
+}
+
+/// Refuses a blank reason.
+fn reason_given(context: &str, reason: &str) -> Result<(), String> {
+    if reason.trim().is_empty() {
+        return Err(format!("{context}: the reason is empty"));
+    }
+    Ok(())
 }
 
 fn collect_xml(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ModelError> {
@@ -156,6 +288,86 @@ mod tests {
         for s in m.ops_structs.values() {
             assert!(!s.reason.trim().is_empty(), "{} has no reason", s.name);
         }
+    }
+
+    #[test]
+    fn embedded_lock_models_match_what_6_12_calls_become() {
+        let m = KernelModels::embedded().expect("the shipped models are valid");
+        let lock = |name: &str| m.lock_functions.get(name).unwrap_or_else(|| panic!("{name} is not modelled"));
+        let mutex_lock = lock("mutex_lock");
+        assert_eq!((mutex_lock.op, &mutex_lock.lock, mutex_lock.mode), (LockOp::Acquire, &LockRef::Arg(0), LockMode::Exclusive));
+        assert_eq!(lock("mutex_lock_interruptible").success, Some(Success::Zero));
+        assert_eq!(lock("mutex_trylock").success, Some(Success::Nonzero));
+        let down_trylock = lock("down_trylock");
+        assert_eq!((down_trylock.op, down_trylock.success), (LockOp::TryAcquire, Some(Success::Zero)));
+        let irqsave = lock("_raw_spin_lock_irqsave");
+        assert_eq!((irqsave.op, irqsave.irq), (LockOp::Acquire, Some(IrqOp::Save)));
+        assert_eq!(lock("spin_unlock_irqrestore").irq, Some(IrqOp::Restore));
+        assert_eq!(lock("rtnl_lock").lock, LockRef::Global("rtnl".into()));
+        assert_eq!(lock("down_read").mode, LockMode::Shared);
+        assert_eq!(lock("_raw_read_lock").mode, LockMode::Shared);
+        assert_eq!(lock("class_mutex_destructor").lock, LockRef::ArgDeref(0));
+        assert_eq!(lock("class_mutex_constructor").returns, LockResult::Lock);
+        assert_eq!(lock("class_spinlock_irqsave_destructor").lock, LockRef::ArgField(0, "lock".into()));
+        assert_eq!(lock("class_spinlock_irqsave_constructor").returns, LockResult::Field("lock".into()));
+        assert_eq!(m.lock_passthroughs["spinlock_check"].arg, 0);
+        assert_eq!(m.irq_functions["arch_local_irq_save"].op, IrqOp::Save);
+        assert_eq!(m.irq_functions["__preempt_count_add"].op, IrqOp::PreemptDisable);
+        assert_eq!(m.lock_types["rwlock_t"].kind, LockKind::Rwlock);
+        assert!(m.lock_types["rwlock_t"].typedef);
+        assert_eq!(m.lock_types["spinlock"].kind, LockKind::Spinlock);
+        for name in ["mutex", "spinlock", "raw_spinlock", "rw_semaphore", "semaphore"] {
+            assert!(!m.lock_types[name].typedef, "{name} is a structure tag");
+        }
+        assert!(m.replaces("spin_lock") && m.replaces("spinlock_check") && m.replaces("arch_local_irq_restore"));
+        assert!(!m.lock_functions.contains_key("spin_lock_irqsave"), "a macro, not a function: model what it expands to");
+    }
+
+    #[test]
+    fn embedded_function_models_match_what_6_12_calls_become() {
+        let m = KernelModels::embedded().expect("the shipped models are valid");
+        let f = |name: &str| m.functions.get(name).unwrap_or_else(|| panic!("{name} is not modelled"));
+        for allocator in ["kmalloc_noprof", "kzalloc_noprof", "kmalloc_array_noprof", "devm_kzalloc", "alloc_etherdev_mqs", "vzalloc_noprof"] {
+            assert_eq!(f(allocator).returns, ReturnModel::NullOrFresh, "{allocator}");
+        }
+        for macro_name in ["kmalloc", "kzalloc", "kcalloc", "alloc_etherdev", "test_bit", "__set_bit", "dev_err", "strscpy"] {
+            assert!(!m.replaces(macro_name), "{macro_name} is a macro in 6.12: model what it expands to");
+        }
+        assert_eq!(f("copy_from_user").writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2) }]);
+        assert!(f("copy_from_user").reads.is_empty());
+        assert_eq!(f("copy_to_user").reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2) }]);
+        assert_eq!(f("memset").returns, ReturnModel::Arg(0));
+        assert_eq!(f("atomic_inc").atomics, vec![AtomicEffect { arg: 0, access: AtomicAccess::Rmw, extent: Extent::Pointee }]);
+        assert_eq!(f("atomic_add").atomics[0].arg, 1, "atomic_add(i, v): the counter is second");
+        assert_eq!(f("atomic_read").atomics[0].access, AtomicAccess::Read);
+        assert_eq!(f("set_bit").atomics[0].extent, Extent::Unbounded);
+        let non_atomic = f("___set_bit");
+        assert!(non_atomic.atomics.is_empty() && !non_atomic.reads.is_empty() && !non_atomic.writes.is_empty());
+        assert_eq!(f("netdev_priv").returns, ReturnModel::Uninterpreted);
+        assert_eq!(f("dev_err_probe").returns, ReturnModel::Arg(1));
+        for quiet in ["_printk", "_dev_err", "kfree", "msleep", "readl", "request_threaded_irq", "mod_timer", "sysfs_emit"] {
+            assert!(f(quiet).has_no_effect(), "{quiet}");
+        }
+        for f in m.functions.values() {
+            assert!(!m.lock_functions.contains_key(&f.name), "{} has two models", f.name);
+        }
+    }
+
+    #[test]
+    fn a_function_has_one_model() {
+        let lock = r#"<kernel-model kernel="6.12"><lock-function name="f" op="release" lock-arg="0" reason="r"/></kernel-model>"#;
+        let function = r#"<kernel-model kernel="6.12"><function name="f" reason="r"/></kernel-model>"#;
+        let e = KernelModels::from_files(&[(PathBuf::from("locks.xml"), lock.into()), (PathBuf::from("functions.xml"), function.into())])
+            .unwrap_err();
+        assert_eq!(e.file, PathBuf::from("functions.xml"));
+        assert!(e.message.contains("`f` is modelled as both <lock-function> and <function>"), "{}", e.message);
+        let irq = r#"<kernel-model kernel="6.12"><irq-function name="f" op="disable" reason="r"/><lock-passthrough name="f" arg="0" reason="r"/></kernel-model>"#;
+        let e = load(irq).unwrap_err();
+        assert!(e.message.contains("`f` is modelled as both <lock-passthrough> and <irq-function>"), "{}", e.message);
+        let twice = r#"<kernel-model kernel="6.12"><function name="g" reason="r"/></kernel-model>"#;
+        let e = KernelModels::from_files(&[(PathBuf::from("a.xml"), twice.into()), (PathBuf::from("b.xml"), twice.into())])
+            .unwrap_err();
+        assert_eq!((e.file, e.message.as_str()), (PathBuf::from("b.xml"), "function `g` is defined twice"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::frontend::clang::with_thread_index;
 use crate::frontend::entry_points::{DriverEntryPoints, extract_entry_points};
 use crate::frontend::flags::{FlagOptions, FlagSource};
 use crate::frontend::input::collect_c_files;
+use crate::frontend::lower::{Lowered, lower_driver};
 use crate::frontend::parse::parse_c_file;
 use crate::models::KernelModels;
 use rayon::prelude::*;
@@ -39,6 +40,8 @@ pub struct Timings {
     pub parse: Duration,
     /// Entry-point extraction.
     pub extract: Duration,
+    /// Lowering to the IR.
+    pub lower: Duration,
 }
 
 /// One file's outcome.
@@ -74,6 +77,25 @@ impl Session {
             Ok(pool) => pool.install(run),
             Err(_) => files.iter().map(|f| self.entry_points_of(f)).collect(),
         }
+    }
+
+    /// Lowers one file: its entry points and the IR of everything they
+    /// reach.
+    pub fn lower(&self, file: &Path) -> Result<(DriverEntryPoints, Lowered, Timings), FileError> {
+        let flags = self.source.flags_for(file, &self.options)?;
+        with_thread_index(|index| {
+            let mut timings = Timings::default();
+            let start = Instant::now();
+            let tu = parse_c_file(index, file, &flags)?;
+            timings.parse = start.elapsed();
+            let start = Instant::now();
+            let entry_points = extract_entry_points(&tu, &self.models);
+            timings.extract = start.elapsed();
+            let start = Instant::now();
+            let lowered = lower_driver(&tu, &self.models, &entry_points);
+            timings.lower = start.elapsed();
+            Ok((entry_points, lowered, timings))
+        })
     }
 
     fn entry_points_of(&self, file: &Path) -> FileResult {

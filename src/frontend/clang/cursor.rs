@@ -304,6 +304,12 @@ impl<'t> Cursor<'t> {
         unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
     }
 
+    /// The storage class of a declaration is `extern`.
+    pub fn is_extern_storage(&self) -> bool {
+        // SAFETY: a live cursor.
+        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Extern }
+    }
+
     /// The unified symbol resolution string: equal for all declarations of
     /// one entity.
     pub fn usr(&self) -> String {

@@ -81,6 +81,14 @@ impl<'t> Type<'t> {
         u64::try_from(unsafe { clang_Type_getAlignOf(self.raw) }).ok()
     }
 
+    /// For a record type: the offset in bits of the named field, looking
+    /// into anonymous members as C does.
+    pub fn offset_of(&self, field: &str) -> Option<u64> {
+        let name = std::ffi::CString::new(field).ok()?;
+        // SAFETY: a live type and a valid C string; negative answers are errors.
+        u64::try_from(unsafe { clang_Type_getOffsetOf(self.raw, name.as_ptr()) }).ok()
+    }
+
     /// For a function type: its result type.
     pub fn result(&self) -> Option<Type<'t>> {
         // SAFETY: a live type; Invalid means "not a function type".

@@ -1,0 +1,642 @@
+//! Calls: to procedures, to kernel models, through function pointers, and
+//! to functions the lowering knows nothing of.
+//!
+//! In order of precedence, a direct call to a function named:
+//!
+//! 1. by a **lock model** becomes `lock`/`trylock`/`unlock` of the
+//!    identified lock ([`super::locks`]), with the interrupt-state effect
+//!    the model records; a lock that cannot be identified becomes `lock ?`;
+//! 2. by an **interrupt-state model** becomes `control …`: recorded, but
+//!    not a lock (on SMP it excludes nothing on other CPUs);
+//! 3. by a **function model** becomes its memory effects: reads and writes
+//!    of the arguments' pointees (a range of addresses when the model gives
+//!    a size), atomic accesses, and the modelled result (fresh memory, an
+//!    argument, an uninterpreted function of the arguments, or arbitrary);
+//! 4. a compiler builtin (`__builtin_expect`, …) is evaluated;
+//! 5. a function with a body becomes a `call` of its procedure; one with
+//!    lock-typed parameters is specialised for the caller's locks;
+//! 6. anything else becomes an arbitrary result and an `approx
+//!    {external-call}`: the assumption that it writes no driver memory is
+//!    counted and reported.
+//!
+//! A call through a field of a structure (`dev->ops->start(dev)`) calls,
+//! nondeterministically, each function this driver stores in that field;
+//! when it stores none, the call is an `approx {function-pointer}`.
+
+use super::context::{FnLower, Shared, sanitise};
+use super::layout::{self, Shape};
+use super::locks::LockIdentity;
+use super::place::{Object, Owner, Place};
+use crate::frontend::clang::{Cursor, CursorKind, UnaryOperator};
+use crate::ir::{AccessKind, ApproxKind, Command, Expr, IrqOp, LockKind, LockMode, ProcId, Program, Sort};
+use crate::models::{AtomicAccess, Extent, LockOp, LockRef, LockResult, ReturnModel, Success};
+
+/// Declares the procedure of a function: parameters and return, no body.
+pub fn declare_procedure(program: &mut Program, shared: &mut Shared<'_>, function: Cursor<'_>) -> ProcId {
+    declare_named(program, shared, function, &function.spelling())
+}
+
+fn declare_named(program: &mut Program, shared: &mut Shared<'_>, function: Cursor<'_>, name: &str) -> ProcId {
+    let span = Some(super::span_of(&shared.main_file, function));
+    let mut b = crate::ir::ProcedureBuilder::new(program, sanitise(name), span);
+    for (i, p) in function.arguments().into_iter().enumerate() {
+        let n = p.spelling();
+        b.add_param(if n.is_empty() { format!("arg{i}") } else { sanitise(&n) }, Sort::Int);
+    }
+    if function.result_type().canonical().kind() != crate::frontend::clang::TypeKind::Void {
+        b.add_return("result", Sort::Int);
+    }
+    b.finish_declaration()
+}
+
+fn irq_op(op: crate::models::IrqOp) -> IrqOp {
+    match op {
+        crate::models::IrqOp::Disable => IrqOp::Disable,
+        crate::models::IrqOp::Enable => IrqOp::Enable,
+        crate::models::IrqOp::Save => IrqOp::Save,
+        crate::models::IrqOp::Restore => IrqOp::Restore,
+        crate::models::IrqOp::PreemptDisable => IrqOp::PreemptDisable,
+        crate::models::IrqOp::PreemptEnable => IrqOp::PreemptEnable,
+        crate::models::IrqOp::BhDisable => IrqOp::BhDisable,
+        crate::models::IrqOp::BhEnable => IrqOp::BhEnable,
+    }
+}
+
+impl<'t> FnLower<'_, '_, '_, 't> {
+    /// Lowers a call expression; returns its value (0 for `void`).
+    pub fn call(&mut self, c: Cursor<'t>) -> Expr {
+        self.s.stats.calls += 1;
+        let direct = c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl);
+        let Some(callee) = direct else { return self.indirect_call(c) };
+        let name = callee.spelling();
+        let args = c.arguments();
+        let models = self.s.models;
+        if let Some(model) = models.lock_functions.get(&name) {
+            return self.lock_call(c, model, &args);
+        }
+        if let Some(model) = models.irq_functions.get(&name) {
+            self.evaluate_all(&args);
+            let span = Some(self.span(c));
+            self.b.push(Command::InterruptControl { op: irq_op(model.op), span });
+            return Expr::var(self.havoc());
+        }
+        if let Some(pass) = models.lock_passthroughs.get(&name) {
+            let values = self.evaluate_all(&args);
+            return values.get(pass.arg).cloned().unwrap_or(Expr::int(0));
+        }
+        if let Some(model) = models.functions.get(&name) {
+            return self.modelled_call(c, model, &args);
+        }
+        if let Some(v) = self.builtin(c, &name, &args) {
+            return v;
+        }
+        let definition = callee.definition();
+        if let Some(procedure) = definition.and_then(|d| self.s.procedures.get(&d.usr()).copied()) {
+            let procedure = self.specialise(definition.expect("checked"), procedure, &args);
+            return self.procedure_call(c, procedure, &args);
+        }
+        self.external_call(c, &name, &args)
+    }
+
+    /// Evaluates arguments left to right.
+    fn evaluate_all(&mut self, args: &[Cursor<'t>]) -> Vec<Expr> {
+        args.iter().map(|a| self.value(*a)).collect()
+    }
+
+    fn havoc(&mut self) -> crate::ir::VarId {
+        let t = self.tmp();
+        self.b.push(Command::Havoc { vars: vec![t], span: None });
+        t
+    }
+
+    fn procedure_call(&mut self, c: Cursor<'t>, procedure: ProcId, args: &[Cursor<'t>]) -> Expr {
+        let values = self.evaluate_all(args);
+        let (params, returns) = {
+            let p = &self.b.program().procedures[procedure];
+            (p.params.len(), p.returns.len())
+        };
+        let mut values = values;
+        // Variadic arguments beyond the parameters are evaluated, not passed.
+        values.truncate(params);
+        while values.len() < params {
+            let t = self.havoc();
+            values.push(Expr::var(t));
+        }
+        let results = if returns == 1 { vec![self.tmp()] } else { Vec::new() };
+        let span = Some(self.span(c));
+        self.b.push(Command::Call { procedure, args: values, results: results.clone(), span });
+        results.first().map_or(Expr::int(0), |r| Expr::var(*r))
+    }
+
+    fn external_call(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Expr {
+        self.evaluate_all(args);
+        self.s.stats.external_functions.insert(name.to_string());
+        self.approx(ApproxKind::ExternalCall, name.to_string(), Some(c));
+        Expr::var(self.havoc())
+    }
+
+    /// A call through a function pointer.
+    fn indirect_call(&mut self, c: Cursor<'t>) -> Expr {
+        let children = c.children();
+        let Some(&callee) = children.first() else { return Expr::var(self.havoc()) };
+        let args = c.arguments();
+        let target = super::expr::strip_parens(callee);
+        let field = strip_to_member(target).and_then(|m| m.referenced()).filter(|f| f.kind() == CursorKind::FieldDecl);
+        let targets: Vec<ProcId> = field
+            .and_then(|f| {
+                let record = f.semantic_parent().map(layout::record_name)?;
+                let key = (record.strip_prefix("struct ").unwrap_or(&record).to_string(), f.spelling());
+                Some(self.s.field_targets.get(&key).cloned().unwrap_or_default())
+            })
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|usr| self.s.procedures.get(usr).copied())
+            .collect();
+        // The pointer itself is read (it may race).
+        self.value(callee);
+        if targets.is_empty() {
+            self.evaluate_all(&args);
+            let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
+            self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
+            return Expr::var(self.havoc());
+        }
+        self.s.stats.indirect_calls_resolved += 1;
+        let result = self.tmp();
+        let join = self.b.new_block();
+        let blocks: Vec<_> = targets.iter().map(|_| self.b.new_block()).collect();
+        self.b.goto(blocks.clone());
+        for (block, procedure) in blocks.into_iter().zip(targets) {
+            self.b.switch_to(block);
+            let v = self.procedure_call(c, procedure, &args);
+            self.b.assign(result, v, None);
+            self.b.goto([join]);
+        }
+        self.b.switch_to(join);
+        Expr::var(result)
+    }
+
+    /// A function with lock-typed parameters, specialised for the locks
+    /// this call passes; other functions are returned unchanged.
+    fn specialise(&mut self, function: Cursor<'t>, procedure: ProcId, args: &[Cursor<'t>]) -> ProcId {
+        let params = function.arguments();
+        let mut binding = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let is_lock_pointer = layout::pointee(p.ty()).is_some_and(|t| self.lock_kind_of(t).is_some());
+            if !is_lock_pointer {
+                continue;
+            }
+            if let Some(&arg) = args.get(i) {
+                let identity = self.lock_identity(arg);
+                if identity.key().is_some() {
+                    binding.push((i, identity));
+                }
+            }
+        }
+        if binding.is_empty() {
+            return procedure;
+        }
+        let key = (function.usr(), binding.iter().map(|(i, id)| format!("{i}={}", id.display())).collect::<Vec<_>>().join(","));
+        if let Some(&p) = self.s.specialised.get(&key) {
+            return p;
+        }
+        let name = format!("{}_for_{}", function.spelling(), self.s.specialised.len() + 1);
+        let id = {
+            let program = self.b.program();
+            let span = Some(super::span_of(&self.s.main_file, function));
+            let mut b = crate::ir::ProcedureBuilder::new(program, sanitise(&name), span);
+            for (i, p) in params.iter().enumerate() {
+                let n = p.spelling();
+                b.add_param(if n.is_empty() { format!("arg{i}") } else { sanitise(&n) }, Sort::Int);
+            }
+            if function.result_type().canonical().kind() != crate::frontend::clang::TypeKind::Void {
+                b.add_return("result", Sort::Int);
+            }
+            b.finish_declaration()
+        };
+        self.s.specialised.insert(key, id);
+        self.s.pending.push((function.usr(), id, binding));
+        self.s.stats.specialisations += 1;
+        id
+    }
+
+    fn lock_call(&mut self, c: Cursor<'t>, model: &crate::models::LockFunction, args: &[Cursor<'t>]) -> Expr {
+        let span = Some(self.span(c));
+        let (identity, kind) = match &model.lock {
+            LockRef::Global(name) => (LockIdentity::Pseudo(name.clone()), LockKind::Pseudo),
+            LockRef::Arg(i) | LockRef::ArgDeref(i) | LockRef::ArgField(i, _) => match args.get(*i) {
+                Some(&arg) => {
+                    let identity = match &model.lock {
+                        LockRef::Arg(_) => self.lock_identity(arg),
+                        _ => self.guard_identity(arg),
+                    };
+                    let holder_kind = self.guard_kind(arg);
+                    let kind = layout::pointee(arg.ty()).and_then(|t| self.lock_kind_of(t)).or(holder_kind).unwrap_or(LockKind::Mutex);
+                    (identity, kind)
+                }
+                None => (LockIdentity::Unknown("missing lock argument".into()), LockKind::Mutex),
+            },
+        };
+        // The arguments are evaluated for their accesses (the flags of
+        // irqrestore, for instance).
+        self.evaluate_all(args);
+        let mode = match model.mode {
+            crate::models::LockMode::Exclusive => LockMode::Exclusive,
+            crate::models::LockMode::Shared => LockMode::Shared,
+        };
+        let lock = self.lock_id(&identity, kind);
+        if lock.is_none() {
+            let reason = match &identity {
+                LockIdentity::Unknown(why) => why.clone(),
+                other => format!("{} is not bound by any caller", other.display()),
+            };
+            self.approx(ApproxKind::UnknownLock, format!("{}: {reason}", model.name), Some(c));
+            self.b.push(Command::LockUnknown { reason: format!("{}: {reason}", model.name), span: span.clone() });
+        }
+        if let Some(irq) = model.irq {
+            self.b.push(Command::InterruptControl { op: irq_op(irq), span: span.clone() });
+        }
+        if matches!(model.returns, LockResult::Lock | LockResult::Field(_)) {
+            self.last_acquired = Some((identity.clone(), kind));
+        }
+        let result = self.tmp();
+        match (model.op, lock) {
+            (LockOp::Acquire, Some(lock)) => {
+                self.b.push(Command::Lock { lock, mode, span });
+                self.b.push(Command::Havoc { vars: vec![result], span: None });
+            }
+            (LockOp::Release, Some(lock)) => {
+                self.b.push(Command::Unlock { lock, mode, span });
+                self.b.push(Command::Havoc { vars: vec![result], span: None });
+            }
+            (LockOp::TryAcquire, Some(lock)) => {
+                let ok = self.tmp_bool();
+                self.b.push(Command::TryLock { lock, mode, success: ok, span });
+                let (taken, failed) = match model.success {
+                    Some(Success::Zero) => (0, 1),
+                    Some(Success::Nonzero) | None => (1, 0),
+                };
+                self.b.assign(result, Expr::ite(Expr::var(ok), Expr::int(taken), Expr::int(failed)), None);
+            }
+            (LockOp::AcquireMayFail, Some(lock)) => {
+                // Either the lock is taken and the call succeeds, or the
+                // wait is interrupted and the call fails without it.
+                let ok = self.tmp_bool();
+                self.b.push(Command::TryLock { lock, mode, success: ok, span });
+                self.b.push(Command::Havoc { vars: vec![result], span: None });
+                let success = match model.success {
+                    Some(Success::Zero) | None => Expr::eq(Expr::var(result), Expr::int(0)),
+                    Some(Success::Nonzero) => Expr::ne(Expr::var(result), Expr::int(0)),
+                };
+                self.b.assume(Expr::binary(crate::ir::BinaryOp::Eq, Expr::var(ok), success), None);
+            }
+            (_, None) => self.b.push(Command::Havoc { vars: vec![result], span: None }),
+        }
+        Expr::var(result)
+    }
+
+    /// The kind of the lock a guard variable (`&guard`) holds, if known.
+    fn guard_kind(&self, arg: Cursor<'t>) -> Option<LockKind> {
+        let c = super::expr::strip_parens(arg);
+        let var = c.children().first().copied().map(super::expr::strip_parens)?;
+        let decl = var.referenced()?;
+        self.lock_holders.get(&decl.usr()).map(|(_, kind)| *kind)
+    }
+
+    /// Runs a scope's cleanup: the guard destructor of a variable, modelled
+    /// as the lock release it performs.
+    pub fn run_cleanup(&mut self, cleanup: &super::context::Cleanup<'t>) {
+        let models = self.s.models;
+        let span = Some(self.span(cleanup.variable));
+        let Some(model) = models.lock_functions.get(&cleanup.destructor) else {
+            let detail = format!("cleanup {} of {}: assumed to touch no driver memory", cleanup.destructor, cleanup.variable.spelling());
+            self.approx(ApproxKind::ExternalCall, detail, Some(cleanup.variable));
+            return;
+        };
+        let (identity, kind) = self
+            .lock_holders
+            .get(&cleanup.variable.usr())
+            .cloned()
+            .unwrap_or((LockIdentity::Unknown(format!("guard {} holds no identified lock", cleanup.variable.spelling())), LockKind::Mutex));
+        let mode = match model.mode {
+            crate::models::LockMode::Exclusive => LockMode::Exclusive,
+            crate::models::LockMode::Shared => LockMode::Shared,
+        };
+        match self.lock_id(&identity, kind) {
+            Some(lock) if model.op == LockOp::Release => self.b.push(Command::Unlock { lock, mode, span: span.clone() }),
+            Some(_) => {}
+            None => {
+                let reason = format!("{}: {}", model.name, identity.display());
+                self.approx(ApproxKind::UnknownLock, reason.clone(), Some(cleanup.variable));
+                self.b.push(Command::LockUnknown { reason, span: span.clone() });
+            }
+        }
+        if let Some(irq) = model.irq {
+            self.b.push(Command::InterruptControl { op: irq_op(irq), span });
+        }
+    }
+
+    /// The lock a guard variable holds, from `&guard` (the argument of a
+    /// guard destructor or of a `*_lock_ptr` helper).
+    fn guard_identity(&mut self, arg: Cursor<'t>) -> LockIdentity {
+        let c = super::expr::strip_parens(arg);
+        let var = if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
+            c.children().first().copied().map(super::expr::strip_parens)
+        } else {
+            None
+        };
+        match var.filter(|v| v.kind() == CursorKind::DeclRefExpr).and_then(|v| v.referenced()) {
+            Some(decl) => self
+                .lock_holders
+                .get(&decl.usr())
+                .map(|(identity, _)| identity.clone())
+                .unwrap_or_else(|| LockIdentity::Unknown(format!("guard {} holds no identified lock", decl.spelling()))),
+            None => self.lock_identity(arg),
+        }
+    }
+
+    fn modelled_call(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>]) -> Expr {
+        let values = self.evaluate_all(args);
+        let span = Some(self.span(c));
+        self.s.stats.modelled_calls += 1;
+        for effect in &model.reads {
+            self.memory_effect(args, &values, effect.arg, effect.extent, false, AccessKind::Plain, span.clone());
+        }
+        for effect in &model.writes {
+            self.memory_effect(args, &values, effect.arg, effect.extent, true, AccessKind::Plain, span.clone());
+        }
+        for effect in &model.atomics {
+            let (read, write) = match effect.access {
+                AtomicAccess::Read => (true, false),
+                AtomicAccess::Write => (false, true),
+                AtomicAccess::Rmw => (true, true),
+            };
+            if read {
+                self.memory_effect(args, &values, effect.arg, effect.extent, false, AccessKind::Atomic, span.clone());
+            }
+            if write {
+                self.memory_effect(args, &values, effect.arg, effect.extent, true, AccessKind::Atomic, span.clone());
+            }
+        }
+        match model.returns {
+            ReturnModel::Havoc => Expr::var(self.havoc()),
+            ReturnModel::Fresh | ReturnModel::NullOrFresh => {
+                let r = self.havoc();
+                let fresh = Expr::gt(Expr::var(r), Expr::int(0));
+                if model.returns == ReturnModel::Fresh {
+                    self.b.assume(fresh, None);
+                } else {
+                    self.b.assume(Expr::or(Expr::eq(Expr::var(r), Expr::int(0)), fresh), None);
+                }
+                Expr::var(r)
+            }
+            ReturnModel::Uninterpreted => {
+                let f = self.function(&sanitise(&model.name), values.len());
+                Expr::apply(f, values)
+            }
+            ReturnModel::Arg(i) => values.get(i).cloned().unwrap_or(Expr::int(0)),
+        }
+    }
+
+    /// A read or write of what argument `arg` points to: the place itself
+    /// when the argument is `&lvalue`, else the pointee type's leaves, over
+    /// the modelled extent.
+    #[allow(clippy::too_many_arguments)]
+    fn memory_effect(
+        &mut self,
+        args: &[Cursor<'t>],
+        values: &[Expr],
+        arg: usize,
+        extent: Extent,
+        write: bool,
+        access: AccessKind,
+        span: Option<crate::diagnostics::Span>,
+    ) {
+        let (Some(&cursor), Some(address)) = (args.get(arg), values.get(arg)) else { return };
+        // See through `(void *)&x`: the pointee's real type.
+        let inner = see_through_void_casts(cursor);
+        let Some(pointee) = layout::pointee(inner.ty()) else { return };
+        let whole_object = match extent {
+            Extent::Pointee => false,
+            Extent::SizeArg(_) | Extent::Unbounded => true,
+        };
+        let scalar_place = |this: &mut Self| -> Place<'t> {
+            let c = super::expr::strip_parens(inner);
+            if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
+                if let Some(&object) = c.children().first() {
+                    if layout::shape(object.ty()) == Shape::Scalar {
+                        return this.place_no_loads(object, address.clone());
+                    }
+                }
+            }
+            this.pointee_place(address.clone(), pointee)
+        };
+        match layout::shape(pointee) {
+            Shape::Scalar if !whole_object => {
+                let place = scalar_place(self);
+                self.access(&place, write, access, span);
+            }
+            Shape::Scalar | Shape::Opaque => {
+                let place = scalar_place(self);
+                let ranged = match place {
+                    Place::Mem { key, address } => {
+                        let a = self.havoc();
+                        self.b.assume(Expr::ge(Expr::var(a), address), None);
+                        Place::Mem { key, address: Expr::var(a) }
+                    }
+                    other => other,
+                };
+                self.access(&ranged, write, access, span);
+            }
+            Shape::Record | Shape::Array => {
+                let object = Object { address: address.clone(), ty: pointee, owner: Owner::Heap, field_key: None };
+                for leaf in layout::scalar_leaves(pointee) {
+                    let place = self.leaf_place(&object, &leaf);
+                    self.access(&place, write, access, span.clone());
+                }
+            }
+        }
+    }
+
+    /// The place of `&object` for an argument already evaluated to
+    /// `address`, without evaluating the object's address again.
+    fn place_no_loads(&mut self, object: Cursor<'t>, address: Expr) -> Place<'t> {
+        let object = super::expr::strip_parens(object);
+        match object.kind() {
+            CursorKind::MemberRefExpr => match object.referenced() {
+                Some(field) if field.bit_field_width().is_none() => Place::Mem { key: super::place::field_key(field), address },
+                _ => self.pointee_place(address, object.ty()),
+            },
+            CursorKind::DeclRefExpr => match object.referenced() {
+                Some(decl) => match self.locals.get(&decl.usr()).cloned() {
+                    Some(super::context::Storage::Memory { key, .. }) => Place::Mem { key, address },
+                    Some(super::context::Storage::Var(v)) => Place::Var(v),
+                    None => Place::Mem { key: super::regions::RegionKey::Global { name: decl.spelling() }, address },
+                },
+                None => self.pointee_place(address, object.ty()),
+            },
+            _ => self.pointee_place(address, object.ty()),
+        }
+    }
+
+    /// One modelled access of a place.
+    fn access(&mut self, place: &Place<'t>, write: bool, access: AccessKind, span: Option<crate::diagnostics::Span>) {
+        let (key, address) = match place {
+            Place::Mem { key, address } | Place::BitField { key, address, .. } => (key.clone(), address.clone()),
+            Place::Var(v) => {
+                if write {
+                    self.b.push(Command::Havoc { vars: vec![*v], span });
+                }
+                return;
+            }
+            Place::Object(_) | Place::Function(_) => return,
+        };
+        let region = self.region(key);
+        if write {
+            let value = self.havoc();
+            self.s.stats.stores += 1;
+            self.b.push(Command::Store { region, address, value: Expr::var(value), access, span });
+        } else {
+            let target = self.tmp();
+            self.s.stats.loads += 1;
+            self.b.push(Command::Load { target, region, address, access, span });
+        }
+    }
+
+    /// Compiler builtins, which are compiler knowledge rather than kernel
+    /// knowledge; `None` for a name that is not one.
+    fn builtin(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Option<Expr> {
+        match name {
+            "__builtin_expect" | "__builtin_expect_with_probability" | "__builtin_assume_aligned" => {
+                let values = self.evaluate_all(args);
+                Some(values.into_iter().next().unwrap_or(Expr::int(0)))
+            }
+            "__builtin_constant_p" => Some(Expr::int(args.first().and_then(|a| super::expr::constant(*a)).map_or(0, |_| 1))),
+            "__builtin_unreachable" | "__builtin_trap" => {
+                self.b.unreachable();
+                let dead = self.b.new_block();
+                self.b.switch_to(dead);
+                Some(Expr::int(0))
+            }
+            "__builtin_prefetch" => {
+                self.evaluate_all(args);
+                Some(Expr::int(0))
+            }
+            _ if name.starts_with("__builtin_") => {
+                // Pure builtins (bswap, clz, ctz, popcount, object_size, …):
+                // the result is arbitrary; a memory builtin is modelled as the
+                // library function of the same name when one is.
+                let plain = name.trim_start_matches("__builtin_");
+                if let Some(model) = self.s.models.functions.get(plain) {
+                    return Some(self.modelled_call(c, model, args));
+                }
+                self.evaluate_all(args);
+                self.s.stats.count_approximation(ApproxKind::BitOperation);
+                Some(Expr::var(self.havoc()))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The member expression a callee expression reads, through casts and `*`.
+fn strip_to_member(c: Cursor<'_>) -> Option<Cursor<'_>> {
+    let mut c = c;
+    loop {
+        match c.kind() {
+            CursorKind::MemberRefExpr => return Some(c),
+            CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => c = *c.children().last()?,
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Deref => c = *c.children().first()?,
+            _ => return None,
+        }
+    }
+}
+
+/// An argument through implicit and explicit casts to `void *`, so that a
+/// model sees the pointer's real type.
+fn see_through_void_casts(mut c: Cursor<'_>) -> Cursor<'_> {
+    loop {
+        let void_target = layout::pointee(c.ty()).is_some_and(|t| t.canonical().kind() == crate::frontend::clang::TypeKind::Void);
+        let next = match c.kind() {
+            CursorKind::ParenExpr => c.children().first().copied(),
+            CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr if void_target => c.children().last().copied(),
+            _ => None,
+        };
+        match next {
+            Some(n) if layout::is_pointer(n.ty()) || layout::shape(n.ty()) == Shape::Array => c = n,
+            _ => return c,
+        }
+    }
+}
+
+/// Every function this driver stores in a field of any structure, by
+/// (struct tag, field), collected from initializers and assignments in the
+/// main file, for calls through those fields.
+pub fn collect_field_targets<'t>(root: Cursor<'t>, main_id: crate::frontend::clang::FileId<'t>) -> std::collections::HashMap<(String, String), Vec<String>> {
+    let mut out: std::collections::HashMap<(String, String), Vec<String>> = std::collections::HashMap::new();
+    let mut record = |field: Cursor<'t>, value: Cursor<'t>, out: &mut std::collections::HashMap<(String, String), Vec<String>>| {
+        if !field.ty().is_function_pointer() {
+            return;
+        }
+        let Some(parent) = field.semantic_parent() else { return };
+        let name = layout::record_name(parent);
+        let key = (name.strip_prefix("struct ").unwrap_or(&name).to_string(), field.spelling());
+        for f in crate::frontend::entry_points::function_refs(value) {
+            let usr = f.definition().map(|d| d.usr()).unwrap_or_else(|| f.usr());
+            let list = out.entry(key.clone()).or_default();
+            if !list.contains(&usr) {
+                list.push(usr);
+            }
+        }
+    };
+    fn walk<'t>(
+        c: Cursor<'t>,
+        out: &mut std::collections::HashMap<(String, String), Vec<String>>,
+        record: &mut dyn FnMut(Cursor<'t>, Cursor<'t>, &mut std::collections::HashMap<(String, String), Vec<String>>),
+    ) {
+        match c.kind() {
+            CursorKind::InitListExpr => {
+                let ty = c.ty().canonical();
+                if ty.kind() == crate::frontend::clang::TypeKind::Record {
+                    let fields = ty.fields();
+                    let mut next = 0usize;
+                    for element in c.children() {
+                        match crate::frontend::entry_points::designated_field(element) {
+                            Some(field) => {
+                                next = fields.iter().position(|f| *f == field).map_or(fields.len(), |i| i + 1);
+                                if let Some(value) = element.children().last().copied() {
+                                    record(field, value, out);
+                                }
+                            }
+                            None => {
+                                if let Some(&field) = fields.get(next) {
+                                    record(field, element, out);
+                                }
+                                next += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            CursorKind::BinaryOperator if c.binary_operator() == crate::frontend::clang::BinaryOperator::Assign => {
+                let children = c.children();
+                if let [lhs, rhs] = children.as_slice() {
+                    if let Some(field) = strip_to_member(*lhs).and_then(|m| m.referenced()).filter(|f| f.kind() == CursorKind::FieldDecl) {
+                        record(field, *rhs, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+        c.for_each_child(|child| {
+            walk(child, out, record);
+            true
+        });
+    }
+    root.for_each_child(|top| {
+        if top.is_expanded_in(main_id) {
+            walk(top, &mut out, &mut record);
+        }
+        true
+    });
+    out
+}

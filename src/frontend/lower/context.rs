@@ -1,0 +1,356 @@
+//! The state of the lowering: what all functions share ([`Shared`]) and
+//! what one function's lowering holds ([`FnLower`]), with the helpers every
+//! part of the lowering uses: temporaries, spans, approximations, region
+//! ids.
+//!
+//! A function's frame: each parameter is copied into a local at entry (IR
+//! parameters are read-only); a local or parameter whose address is taken,
+//! and every local record or array, lives in memory, in a thread-private
+//! region of its own (`local f.buf`) at an address fixed on entry; every
+//! other local is an IR variable. `return e` assigns the return variable
+//! and jumps to the one return block.
+
+use super::layout::{self, Shape};
+use super::regions::{RegionKey, RegionTable};
+use super::stats::LoweringStats;
+use super::{ProcedureMap, span_of};
+use crate::diagnostics::{Diagnostic, Level, Span};
+use crate::frontend::clang::{Cursor, CursorKind, Type, UnaryOperator};
+use crate::ir::{ApproxKind, BlockId, Command, Expr, FuncId, LockId, ProcId, ProcedureBuilder, Program, RegionId, Sort, VarId};
+use crate::models::KernelModels;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What every function's lowering shares.
+pub struct Shared<'m> {
+    /// The kernel models.
+    pub models: &'m KernelModels,
+    /// The driver file, for spans.
+    pub main_file: Arc<Path>,
+    /// Region keys and merges.
+    pub regions: RegionTable,
+    /// Identified locks, by identity key.
+    pub locks: HashMap<String, LockId>,
+    /// Every lowered function's procedure, by USR.
+    pub procedures: ProcedureMap,
+    /// Procedures of lock-parametric functions specialised for one lock
+    /// binding, by (USR, binding).
+    pub specialised: HashMap<(String, String), ProcId>,
+    /// Uninterpreted functions by name.
+    pub functions: HashMap<String, FuncId>,
+    /// Source texts read to recognise attributes, by file.
+    pub texts: HashMap<std::path::PathBuf, Vec<u8>>,
+    /// Functions stored in each `record.field` anywhere in the driver, for
+    /// calls through that field.
+    pub field_targets: HashMap<(String, String), Vec<String>>,
+    /// Specialised procedures declared but not yet lowered: (USR of the
+    /// function, procedure, lock binding).
+    pub pending: Vec<(String, ProcId, Vec<(usize, super::locks::LockIdentity)>)>,
+    /// Warnings so far.
+    pub warnings: Vec<Diagnostic>,
+    /// Counts so far.
+    pub stats: LoweringStats,
+}
+
+impl<'m> Shared<'m> {
+    /// Empty shared state.
+    pub fn new(models: &'m KernelModels, main_file: Arc<Path>) -> Shared<'m> {
+        Shared {
+            models,
+            main_file,
+            regions: RegionTable::default(),
+            locks: HashMap::new(),
+            procedures: HashMap::new(),
+            specialised: HashMap::new(),
+            functions: HashMap::new(),
+            texts: HashMap::new(),
+            field_targets: HashMap::new(),
+            pending: Vec::new(),
+            warnings: Vec::new(),
+            stats: LoweringStats::default(),
+        }
+    }
+}
+
+/// Where a C local or parameter lives.
+#[derive(Clone, Debug)]
+pub enum Storage {
+    /// An IR variable (address never taken, scalar).
+    Var(VarId),
+    /// Memory at a fixed address in a region of its own.
+    Memory {
+        /// The local's region key.
+        key: RegionKey,
+        /// The variable holding its address.
+        address: VarId,
+    },
+}
+
+/// Jump targets of the innermost enclosing loop or switch.
+#[derive(Clone, Copy, Debug)]
+pub struct Jumps {
+    /// Where `break` goes.
+    pub brk: BlockId,
+    /// Where `continue` goes (none inside a switch that is not in a loop).
+    pub cont: Option<BlockId>,
+    /// How many scopes were open when the loop or switch body began:
+    /// jumping out runs the cleanups of the scopes opened since.
+    pub depth: usize,
+}
+
+/// One function's lowering.
+pub struct FnLower<'p, 's, 'm, 't> {
+    /// The procedure being built.
+    pub b: ProcedureBuilder<'p>,
+    /// The shared state.
+    pub s: &'s mut Shared<'m>,
+    /// The C function.
+    pub function: Cursor<'t>,
+    /// Its name.
+    pub name: String,
+    /// Locals and parameters by USR.
+    pub locals: HashMap<String, Storage>,
+    /// The return variable, for a non-void function.
+    pub ret: Option<VarId>,
+    /// The single return block.
+    pub ret_block: BlockId,
+    /// Innermost loop or switch last.
+    pub jumps: Vec<Jumps>,
+    /// Case blocks of the innermost switch: (value, block); `None` for
+    /// `default`.
+    pub cases: Vec<Vec<(Option<i128>, BlockId)>>,
+    /// Label blocks by name.
+    pub labels: HashMap<String, BlockId>,
+    /// The locals and parameters whose address is taken, by USR.
+    pub address_taken: std::collections::HashSet<String>,
+    /// Locks held through lock-typed parameters, for specialisation:
+    /// parameter index to the caller's lock identity.
+    pub lock_binding: Vec<(usize, super::locks::LockIdentity)>,
+    /// Locals holding a lock a guard constructor or lock function returned,
+    /// with the lock's kind.
+    pub lock_holders: HashMap<String, (super::locks::LockIdentity, crate::ir::LockKind)>,
+    /// The lock the last lock call acquired and returned, if it returns one.
+    pub last_acquired: Option<(super::locks::LockIdentity, crate::ir::LockKind)>,
+    /// Open scopes, innermost last, with the cleanups to run on leaving
+    /// them (guard destructors): (scope statement, cleanups).
+    pub scopes: Vec<(Option<Cursor<'t>>, Vec<Cleanup<'t>>)>,
+}
+
+/// A cleanup to run when a scope is left: `destructor(&variable)`.
+#[derive(Clone, Debug)]
+pub struct Cleanup<'t> {
+    /// The destructor's name.
+    pub destructor: String,
+    /// The variable.
+    pub variable: Cursor<'t>,
+}
+
+/// Lowers one function's body into its declared procedure.
+pub fn lower_function(program: &mut Program, shared: &mut Shared<'_>, function: Cursor<'_>, id: ProcId) {
+    lower_function_with(program, shared, function, id, Vec::new());
+}
+
+/// Lowers one function's body, with locks of lock-typed parameters bound.
+pub fn lower_function_with(
+    program: &mut Program,
+    shared: &mut Shared<'_>,
+    function: Cursor<'_>,
+    id: ProcId,
+    lock_binding: Vec<(usize, super::locks::LockIdentity)>,
+) {
+    let params: Vec<VarId> = program.procedures[id].params.clone();
+    let ret = program.procedures[id].returns.first().copied();
+    let mut b = ProcedureBuilder::resume(program, id);
+    let ret_block = b.new_block();
+    let mut f = FnLower {
+        b,
+        s: shared,
+        function,
+        name: function.spelling(),
+        locals: HashMap::new(),
+        ret,
+        ret_block,
+        jumps: Vec::new(),
+        cases: Vec::new(),
+        labels: HashMap::new(),
+        address_taken: address_taken_locals(function),
+        lock_binding,
+        lock_holders: HashMap::new(),
+        last_acquired: None,
+        scopes: Vec::new(),
+    };
+    f.s.stats.functions += 1;
+    let taken = f.address_taken.clone();
+    for (param, var) in function.arguments().into_iter().zip(params) {
+        let storage = f.declare_local(param, &taken);
+        match (&storage, layout::shape(param.ty())) {
+            // A record passed by value: the callee's copy of the caller's.
+            (Storage::Memory { key, address }, Shape::Record) => {
+                let src = super::place::Place::Object(super::place::Object {
+                    address: Expr::var(var),
+                    ty: param.ty(),
+                    owner: super::place::Owner::Heap,
+                    field_key: None,
+                });
+                let dst = super::place::Place::Object(super::place::Object {
+                    address: Expr::var(*address),
+                    ty: param.ty(),
+                    owner: super::place::Owner::Local(key.clone()),
+                    field_key: Some(key.clone()),
+                });
+                f.copy_object(&src, &dst, param.ty(), None);
+            }
+            _ => f.store_storage(&storage, param.ty(), Expr::var(var), None),
+        }
+        f.locals.insert(param.usr(), storage);
+    }
+    let body = function.children().into_iter().rfind(|c| c.kind() == CursorKind::CompoundStmt);
+    match body {
+        Some(body) => f.lower_stmt(body),
+        None => f.approx(ApproxKind::UnsupportedConstruct, "function without a body".into(), Some(function)),
+    }
+    if !f.b.is_terminated() {
+        f.b.goto([f.ret_block]);
+    }
+    f.b.switch_to(f.ret_block);
+    f.b.ret();
+    // Blocks created for unreachable code (after a goto or return) end here.
+    f.close_open_blocks();
+    f.b.finish();
+}
+
+/// The locals and parameters of `function` whose address is taken.
+fn address_taken_locals(function: Cursor<'_>) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    fn walk(c: Cursor<'_>, out: &mut std::collections::HashSet<String>) {
+        c.for_each_child(|child| {
+            if child.kind() == CursorKind::UnaryOperator && child.unary_operator() == UnaryOperator::AddrOf {
+                if let Some(operand) = child.children().first() {
+                    let operand = super::expr::strip_parens(*operand);
+                    if operand.kind() == CursorKind::DeclRefExpr {
+                        if let Some(decl) = operand.referenced() {
+                            out.insert(decl.usr());
+                        }
+                    }
+                }
+            }
+            walk(child, out);
+            true
+        });
+    }
+    walk(function, &mut out);
+    out
+}
+
+impl<'t> FnLower<'_, '_, '_, 't> {
+    /// The span of a cursor.
+    pub fn span(&self, c: Cursor<'_>) -> Span {
+        span_of(&self.s.main_file, c)
+    }
+
+    /// A fresh integer temporary.
+    pub fn tmp(&mut self) -> VarId {
+        self.b.add_local("tmp", Sort::Int, None)
+    }
+
+    /// A fresh boolean temporary.
+    pub fn tmp_bool(&mut self) -> VarId {
+        self.b.add_local("cond", Sort::Bool, None)
+    }
+
+    /// The region id of a key.
+    pub fn region(&mut self, key: RegionKey) -> RegionId {
+        self.s.regions.id(self.b.program(), key)
+    }
+
+    /// An uninterpreted function, declared on first use.
+    pub fn function(&mut self, name: &str, arity: usize) -> FuncId {
+        super::function(self.b.program(), &mut self.s.functions, name, arity)
+    }
+
+    /// Records an approximation: an `approx` command, a warning with the
+    /// span, and a count.
+    pub fn approx(&mut self, kind: ApproxKind, detail: String, at: Option<Cursor<'_>>) {
+        let span = at.map(|c| self.span(c));
+        self.s.stats.count_approximation(kind);
+        let level = if kind.affects_soundness() { Level::Warning } else { Level::Note };
+        self.s.warnings.push(Diagnostic {
+            level,
+            check: kind.as_str(),
+            message: format!("{}: {detail}", approximation_phrase(kind)),
+            span: span.clone(),
+            notes: Vec::new(),
+        });
+        if !self.b.is_terminated() {
+            self.b.push(Command::Approximation { kind, detail, span });
+        }
+    }
+
+    /// Where a local or parameter lives, allocating its storage.
+    pub fn declare_local(&mut self, decl: Cursor<'t>, taken: &std::collections::HashSet<String>) -> Storage {
+        let name = decl.spelling();
+        let in_memory = taken.contains(&decl.usr()) || layout::shape(decl.ty()) != Shape::Scalar;
+        if in_memory {
+            let key = RegionKey::Local { name: format!("{}.{}", self.name, name) };
+            let address = self.b.add_local(format!("addr_{}", sanitise(&name)), Sort::Int, Some(self.span(decl)));
+            // A fixed, unknown, non-null address on entry.
+            self.b.push(Command::Havoc { vars: vec![address], span: None });
+            self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
+            self.s.stats.address_taken_locals += 1;
+            Storage::Memory { key, address }
+        } else {
+            Storage::Var(self.b.add_local(sanitise(&name), Sort::Int, Some(self.span(decl))))
+        }
+    }
+
+    /// Writes a scalar value to a local's storage.
+    pub fn store_storage(&mut self, storage: &Storage, ty: Type<'_>, value: Expr, span: Option<Span>) {
+        match storage {
+            Storage::Var(v) => self.b.assign(*v, value, span),
+            Storage::Memory { key, address } => {
+                if layout::shape(ty) == Shape::Scalar {
+                    let region = self.region(key.clone());
+                    self.b.push(Command::Store {
+                        region,
+                        address: Expr::var(*address),
+                        value,
+                        access: crate::ir::AccessKind::Plain,
+                        span,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Ends every block left open, such as the block after a `return`,
+    /// which no edge reaches.
+    fn close_open_blocks(&mut self) {
+        let id = self.b.id();
+        let blocks: Vec<BlockId> = self.b.program().procedures[id].blocks.ids().collect();
+        for block in blocks {
+            self.b.switch_to(block);
+            if !self.b.is_terminated() {
+                self.b.unreachable();
+            }
+        }
+    }
+}
+
+/// An identifier made from a C name (which already is one) or a fallback.
+pub fn sanitise(name: &str) -> String {
+    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if clean.is_empty() || clean.starts_with(|c: char| c.is_ascii_digit()) { format!("v_{clean}") } else { clean }
+}
+
+fn approximation_phrase(kind: ApproxKind) -> &'static str {
+    match kind {
+        ApproxKind::ExternalCall => "call to a function without body or model: its result is arbitrary and it is assumed not to write driver memory",
+        ApproxKind::InlineAsm => "inline assembly: its outputs are arbitrary",
+        ApproxKind::FunctionPointer => "call through a function pointer with no known target: its result is arbitrary",
+        ApproxKind::UnsupportedConstruct => "construct the lowering does not express: verdicts that depend on it are unknown",
+        ApproxKind::UnknownLock => "lock that cannot be identified uniquely: it protects nothing",
+        ApproxKind::BitOperation => "bit operation abstracted by an uninterpreted function",
+        ApproxKind::Cast => "cast abstracted",
+    }
+}

@@ -1,0 +1,198 @@
+//! C types as the lowering needs them: which values are scalars, what a
+//! pointer points to, which record declares a field and at which byte
+//! offset, and the scalar leaves of a record (for `memset`, struct copies
+//! and unification).
+//!
+//! Offsets and sizes come from clang's own layout (`clang_Type_getSizeOf`,
+//! `clang_Cursor_getOffsetOfField`), so they are the x86-64 layout the
+//! kernel is compiled with.
+
+use crate::frontend::clang::{Cursor, CursorKind, Type, TypeKind};
+
+/// How a C type is represented in the IR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// An integer, enum, pointer, boolean or floating-point value: one
+    /// mathematical integer (floating point is abstracted).
+    Scalar,
+    /// A struct or union, stored field by field.
+    Record,
+    /// An array of elements, stored element by element.
+    Array,
+    /// `void`, a function type, or an incomplete type: no value.
+    Opaque,
+}
+
+/// Classifies a type.
+pub fn shape(ty: Type<'_>) -> Shape {
+    let t = ty.canonical();
+    match t.kind() {
+        TypeKind::Record => Shape::Record,
+        TypeKind::ConstantArray | TypeKind::IncompleteArray | TypeKind::VariableArray | TypeKind::DependentSizedArray => {
+            Shape::Array
+        }
+        TypeKind::Void | TypeKind::FunctionProto | TypeKind::FunctionNoProto | TypeKind::Invalid | TypeKind::Unexposed => {
+            Shape::Opaque
+        }
+        _ => Shape::Scalar,
+    }
+}
+
+/// Whether the type is a pointer (after removing typedefs).
+pub fn is_pointer(ty: Type<'_>) -> bool {
+    ty.canonical().kind() == TypeKind::Pointer
+}
+
+/// Whether the type is `_Bool`.
+pub fn is_bool(ty: Type<'_>) -> bool {
+    ty.canonical().kind() == TypeKind::Bool
+}
+
+/// Whether the type is a signed or unsigned integer, enum or bool.
+pub fn is_integral(ty: Type<'_>) -> bool {
+    let t = ty.canonical();
+    matches!(
+        t.kind(),
+        TypeKind::Bool
+            | TypeKind::Char_U
+            | TypeKind::UChar
+            | TypeKind::Char16
+            | TypeKind::Char32
+            | TypeKind::UShort
+            | TypeKind::UInt
+            | TypeKind::ULong
+            | TypeKind::ULongLong
+            | TypeKind::UInt128
+            | TypeKind::Char_S
+            | TypeKind::SChar
+            | TypeKind::WChar
+            | TypeKind::Short
+            | TypeKind::Int
+            | TypeKind::Long
+            | TypeKind::LongLong
+            | TypeKind::Int128
+            | TypeKind::Enum
+    )
+}
+
+/// The size in bytes; 1 for `void` and function types, as GNU C's pointer
+/// arithmetic has it.
+pub fn size_of(ty: Type<'_>) -> u64 {
+    let t = ty.canonical();
+    match t.kind() {
+        TypeKind::Void | TypeKind::FunctionProto | TypeKind::FunctionNoProto => 1,
+        _ => t.size_of().unwrap_or(1),
+    }
+}
+
+/// For a pointer or array: the element type.
+pub fn pointee<'t>(ty: Type<'t>) -> Option<Type<'t>> {
+    let t = ty.canonical();
+    t.pointee().or_else(|| t.element())
+}
+
+/// The canonical spelling of a type, used in region names: `int`,
+/// `unsigned char`, `struct foo`.
+pub fn type_name(ty: Type<'_>) -> String {
+    ty.canonical().spelling().replace("const ", "").replace("volatile ", "")
+}
+
+/// The record declaration of a record type.
+pub fn record_decl<'t>(ty: Type<'t>) -> Option<Cursor<'t>> {
+    let t = ty.canonical();
+    (t.kind() == TypeKind::Record).then(|| t.declaration()).flatten()
+}
+
+/// Whether a record declaration is a union.
+pub fn is_union(record: Cursor<'_>) -> bool {
+    record.kind() == CursorKind::UnionDecl
+}
+
+/// The display name of a record: `struct file`, `union ktime`; an anonymous
+/// record is named after the innermost named record containing it and the
+/// field that holds it.
+pub fn record_name(record: Cursor<'_>) -> String {
+    let keyword = if is_union(record) { "union" } else { "struct" };
+    if !record.is_anonymous() && !record.spelling().is_empty() && !record.spelling().contains("unnamed at") {
+        return format!("{keyword} {}", record.spelling());
+    }
+    match record.semantic_parent().filter(|p| matches!(p.kind(), CursorKind::StructDecl | CursorKind::UnionDecl)) {
+        Some(parent) => format!("{}.<anonymous {keyword}>", record_name(parent)),
+        None => {
+            let loc = record.location();
+            format!("<anonymous {keyword} at line {}>", loc.line)
+        }
+    }
+}
+
+/// A field's byte offset within its record, and its bit offset within that
+/// byte (non-zero only for bit-fields).
+pub fn field_offset(field: Cursor<'_>) -> (u64, u64) {
+    let bits = field.field_offset_bits().unwrap_or(0);
+    (bits / 8, bits % 8)
+}
+
+/// One scalar leaf of a record or array: where it is and what declares it.
+#[derive(Clone, Debug)]
+pub struct Leaf<'t> {
+    /// Byte offset from the start of the enclosing object.
+    pub offset: u64,
+    /// The field declaring the leaf (none for the object itself or an
+    /// array element of a top-level array).
+    pub field: Option<Cursor<'t>>,
+    /// The leaf's type (an array of scalars counts as one leaf).
+    pub ty: Type<'t>,
+    /// Its size in bytes (the whole array for an array leaf).
+    pub size: u64,
+    /// For a leaf inside an array of records: the end of that array; the
+    /// leaf repeats at every element up to there.
+    pub repeats_until: Option<u64>,
+}
+
+/// The scalar leaves of an object of type `ty`, in offset order: each
+/// scalar field, and each array of scalars as one leaf spanning the array.
+/// Arrays of records are expanded once, at the first element's offsets,
+/// each leaf marked as repeating to the array's end.
+pub fn scalar_leaves<'t>(ty: Type<'t>) -> Vec<Leaf<'t>> {
+    let mut out = Vec::new();
+    collect_leaves(ty, 0, None, None, &mut out, 0);
+    out
+}
+
+/// Records nest only as deep as their declarations; this bounds a walk over
+/// a malformed or self-referential type.
+const MAX_NESTING: u32 = 32;
+
+fn collect_leaves<'t>(
+    ty: Type<'t>,
+    base: u64,
+    field: Option<Cursor<'t>>,
+    repeats_until: Option<u64>,
+    out: &mut Vec<Leaf<'t>>,
+    depth: u32,
+) {
+    if depth > MAX_NESTING {
+        return;
+    }
+    match shape(ty) {
+        Shape::Scalar | Shape::Opaque => out.push(Leaf { offset: base, field, ty, size: size_of(ty), repeats_until }),
+        Shape::Record => {
+            for f in ty.canonical().fields() {
+                let (offset, _) = field_offset(f);
+                collect_leaves(f.ty(), base + offset, Some(f), repeats_until, out, depth + 1);
+            }
+        }
+        Shape::Array => {
+            let Some(element) = pointee(ty) else { return };
+            match shape(element) {
+                Shape::Record | Shape::Array => {
+                    let end = repeats_until.unwrap_or(base + size_of(ty));
+                    collect_leaves(element, base, field, Some(end), out, depth + 1);
+                }
+                Shape::Scalar | Shape::Opaque => {
+                    out.push(Leaf { offset: base, field, ty: element, size: size_of(ty), repeats_until });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Lowering: from the clang AST of a driver to the IR.
+//!
+//! # What is lowered
+//!
+//! Every function reachable from the entry points ([`reach`]), the
+//! driver's own and the kernel headers' static inline functions alike,
+//! unless a kernel model replaces it (lock functions, allocators, user
+//! copies, …: kernel-models/). Each becomes one procedure; every procedure
+//! is declared before any body is lowered, so calls (recursive ones too)
+//! name their callee directly.
+//!
+//! # How
+//!
+//! C values are mathematical integers (pointers are byte addresses);
+//! conditions become booleans. Scalars whose address is never taken become
+//! IR variables; everything else is memory, split into regions by
+//! [`regions`]. Expressions ([`expr`]) emit a load for every read of memory
+//! and a store for every write, in C's evaluation order for the sequenced
+//! operators, each with its source span; statements ([`stmt`]) become basic
+//! blocks; calls ([`calls`]) go to procedures, to kernel models, or, for a
+//! function without body or model, to an explicit over-approximation.
+//!
+//! # Nothing silently dropped
+//!
+//! Every construct the lowering cannot express exactly becomes an
+//! `approx` command with a warning naming it and its span, counted in
+//! [`LoweringStats`]; one that could hide a race marks the verdicts it
+//! affects unknown (`ApproxKind::affects_soundness`). The matches over C
+//! syntax have no catch-all arm: a construct libclang adds fails to compile
+//! until handled. docs/soundness.md lists every approximation.
+
+mod calls;
+mod context;
+mod expr;
+mod layout;
+mod locks;
+mod place;
+pub mod reach;
+pub mod regions;
+mod stats;
+mod stmt;
+
+pub use stats::LoweringStats;
+
+use crate::diagnostics::{Diagnostic, Span};
+use crate::frontend::clang::{Cursor, CursorKind, FileId, TranslationUnit};
+use crate::frontend::entry_points::DriverEntryPoints;
+use crate::ir::{EntryPointInfo, FuncId, ProcId, Program, RegionId, Sort, UninterpretedFn};
+use crate::models::KernelModels;
+use context::Shared;
+use regions::RegionKey;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The lowered program and what the lowering has to say about it.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The program: one procedure per reachable function, regions unified.
+    pub program: Program,
+    /// Warnings about approximations, each with its span.
+    pub warnings: Vec<Diagnostic>,
+    /// Counts per construct and per approximation kind.
+    pub stats: LoweringStats,
+    /// The final region of every region key met, for tests and reports.
+    pub regions: BTreeMap<RegionKey, RegionId>,
+}
+
+/// Lowers every function reachable from the driver's entry points.
+pub fn lower_driver<'t>(
+    tu: &'t TranslationUnit<'t>,
+    models: &KernelModels,
+    entry_points: &DriverEntryPoints,
+) -> Lowered {
+    let main_file: Arc<Path> = Arc::from(tu.main_file());
+    let main_id = tu.main_file_id();
+    let definitions = main_file_functions(tu, main_id);
+    let roots: Vec<Cursor<'t>> =
+        entry_points.entry_points.iter().filter_map(|ep| definitions.get(&ep.function).copied()).collect();
+    let functions = reach::reachable_functions(&roots, |name| models.replaces(name));
+    let mut program = Program::new();
+    let mut shared = Shared::new(models, main_file);
+    if let Some(main_id) = main_id {
+        shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
+    }
+    for f in &functions {
+        let id = calls::declare_procedure(&mut program, &mut shared, *f);
+        shared.procedures.insert(f.usr(), id);
+    }
+    for ep in &entry_points.entry_points {
+        let Some(def) = definitions.get(&ep.function) else { continue };
+        let Some(&procedure) = shared.procedures.get(&def.usr()) else { continue };
+        program.entry_points.push(EntryPointInfo {
+            name: ep.function.clone(),
+            procedure,
+            kind: ep.kind(),
+            span: ep.span.clone(),
+        });
+    }
+    for f in &functions {
+        let id = shared.procedures[&f.usr()];
+        context::lower_function(&mut program, &mut shared, *f, id);
+    }
+    // Specialisations for the locks callers pass, which may ask for more.
+    let by_usr: HashMap<String, Cursor<'t>> = functions.iter().map(|f| (f.usr(), *f)).collect();
+    while let Some((usr, id, binding)) = shared.pending.pop() {
+        if let Some(f) = by_usr.get(&usr) {
+            context::lower_function_with(&mut program, &mut shared, *f, id, binding);
+        }
+    }
+    let Shared { regions, warnings, stats, .. } = shared;
+    let regions = regions.finish(&mut program);
+    crate::ir::debug_validate(&program);
+    Lowered { program, warnings, stats, regions }
+}
+
+/// The functions defined in the main file, by name.
+fn main_file_functions<'t>(tu: &'t TranslationUnit<'t>, main_id: Option<FileId<'t>>) -> HashMap<String, Cursor<'t>> {
+    let mut out = HashMap::new();
+    let Some(main_id) = main_id else { return out };
+    tu.root().for_each_child(|c| {
+        if c.kind() == CursorKind::FunctionDecl && c.is_definition() && c.is_expanded_in(main_id) {
+            out.insert(c.spelling(), c);
+        }
+        true
+    });
+    out
+}
+
+/// An uninterpreted function of the program, declared on first use.
+fn function(program: &mut Program, cache: &mut HashMap<String, FuncId>, name: &str, arity: usize) -> FuncId {
+    if let Some(&f) = cache.get(name) {
+        return f;
+    }
+    let f = program.functions.push(UninterpretedFn { name: name.to_string(), params: vec![Sort::Int; arity], result: Sort::Int });
+    cache.insert(name.to_string(), f);
+    f
+}
+
+/// The span of a cursor, sharing the main file's path.
+fn span_of(main_file: &Arc<Path>, c: Cursor<'_>) -> Span {
+    let loc = c.location();
+    let file = match loc.file {
+        Some(f) if f.as_path() == &**main_file => main_file.clone(),
+        Some(f) => Arc::from(f.as_path()),
+        None => main_file.clone(),
+    };
+    Span { file, line: loc.line, column: loc.column }
+}
+
+/// The procedure id of every lowered function, by USR.
+pub type ProcedureMap = HashMap<String, ProcId>;

@@ -1,0 +1,393 @@
+//! Places: what a C lvalue designates, and reading and writing it.
+//!
+//! A scalar place is an IR variable or scalar memory (a region key and a
+//! byte address); a record or array place is an object at an address whose
+//! scalar leaves are accessed one by one. The region key of a leaf is
+//! decided here, following [`super::regions`]: the field's innermost named
+//! record, the union that overlaps it, the bit-field storage unit, the global
+//! or the local that owns it, or the pointee type of a plain pointer.
+
+use super::context::{FnLower, Storage};
+use super::layout::{self, Shape};
+use super::regions::{MergeReason, RegionKey};
+use crate::diagnostics::Span;
+use crate::frontend::clang::{Cursor, CursorKind, Type, UnaryOperator};
+use crate::ir::{AccessKind, ApproxKind, Command, Expr, VarId};
+
+/// Who owns an object, which decides the region keys of its leaves.
+#[derive(Clone, Debug)]
+pub enum Owner {
+    /// A local (or compound literal) of the function: one thread-private
+    /// region for all of it.
+    Local(RegionKey),
+    /// A global variable: its scalar elements go to `global NAME`, its
+    /// fields to their records' regions.
+    Global,
+    /// Memory reached through a pointer: fields go to their records'
+    /// regions, scalars to their pointee type's region.
+    Heap,
+}
+
+/// An object (record or array) at an address.
+#[derive(Clone, Debug)]
+pub struct Object<'t> {
+    /// Its address.
+    pub address: Expr,
+    /// Its type.
+    pub ty: Type<'t>,
+    /// Who owns it.
+    pub owner: Owner,
+    /// For an array that is a record field, the field's region key (its
+    /// elements are that field's storage).
+    pub field_key: Option<RegionKey>,
+}
+
+/// What an lvalue designates.
+#[derive(Clone, Debug)]
+pub enum Place<'t> {
+    /// An IR variable.
+    Var(VarId),
+    /// Scalar memory.
+    Mem {
+        /// Its region key.
+        key: RegionKey,
+        /// Its byte address.
+        address: Expr,
+    },
+    /// A bit-field: its storage unit in memory.
+    BitField {
+        /// The unit's region key.
+        key: RegionKey,
+        /// The unit's address.
+        address: Expr,
+        /// Bit offset within the unit.
+        bit: u64,
+        /// Width in bits.
+        width: u32,
+    },
+    /// A record or array.
+    Object(Object<'t>),
+    /// A function designator.
+    Function(Cursor<'t>),
+}
+
+/// The region key of a scalar field, given the field declaration: its
+/// innermost named record, or the union any anonymous level belongs to.
+pub fn field_key(field: Cursor<'_>) -> RegionKey {
+    let mut record = field.semantic_parent();
+    while let Some(r) = record {
+        if layout::is_union(r) {
+            return RegionKey::Union { name: layout::record_name(r) };
+        }
+        let anonymous = r.is_anonymous() || r.spelling().is_empty() || r.spelling().contains("unnamed at");
+        if !anonymous {
+            return RegionKey::Field { record: layout::record_name(r), field: field.spelling() };
+        }
+        record = r.semantic_parent().filter(|p| matches!(p.kind(), CursorKind::StructDecl | CursorKind::UnionDecl));
+        if record.is_none() {
+            return RegionKey::Field { record: layout::record_name(r), field: field.spelling() };
+        }
+    }
+    RegionKey::Field { record: "<unknown record>".into(), field: field.spelling() }
+}
+
+impl<'t> FnLower<'_, '_, '_, 't> {
+    /// The place an lvalue designates, emitting the loads its address needs.
+    pub fn place(&mut self, c: Cursor<'t>) -> Place<'t> {
+        let c = super::expr::strip_parens(c);
+        match c.kind() {
+            CursorKind::DeclRefExpr => self.decl_place(c),
+            CursorKind::MemberRefExpr => self.member_place(c),
+            CursorKind::ArraySubscriptExpr => self.subscript_place(c),
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Deref => {
+                let operand = c.children()[0];
+                let pointer = self.value(operand);
+                self.pointee_place(pointer, c.ty())
+            }
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Extension => {
+                let inner = c.children()[0];
+                self.place(inner)
+            }
+            CursorKind::CompoundLiteralExpr => {
+                let object = self.compound_literal(c);
+                Place::Object(object)
+            }
+            CursorKind::StringLiteral => {
+                let f = self.function("string_literal", 0);
+                let key = RegionKey::Global { name: "string literals".into() };
+                Place::Object(Object { address: Expr::apply(f, vec![]), ty: c.ty(), owner: Owner::Global, field_key: Some(key) })
+            }
+            _ => {
+                // A call or statement expression yielding a record, or an
+                // lvalue C does not have: its value lives in a temporary.
+                let value = self.value(c);
+                let key = RegionKey::Local { name: format!("{}.temporary", self.name) };
+                if layout::shape(c.ty()) == Shape::Scalar {
+                    let t = self.tmp();
+                    self.b.assign(t, value, None);
+                    Place::Var(t)
+                } else {
+                    Place::Object(Object { address: value, ty: c.ty(), owner: Owner::Local(key), field_key: None })
+                }
+            }
+        }
+    }
+
+    fn decl_place(&mut self, c: Cursor<'t>) -> Place<'t> {
+        let Some(decl) = c.referenced() else {
+            self.approx(ApproxKind::UnsupportedConstruct, "reference to an unknown declaration".into(), Some(c));
+            return Place::Var(self.tmp());
+        };
+        match decl.kind() {
+            CursorKind::FunctionDecl => Place::Function(decl),
+            CursorKind::VarDecl | CursorKind::ParmDecl => {
+                if let Some(storage) = self.locals.get(&decl.usr()).cloned() {
+                    return match storage {
+                        Storage::Var(v) => Place::Var(v),
+                        Storage::Memory { key, address } => self.object_or_scalar(Expr::var(address), decl.ty(), Owner::Local(key.clone()), Some(key)),
+                    };
+                }
+                // A global, or a static local.
+                let name = if decl.semantic_parent().is_some_and(|p| p.kind() == CursorKind::FunctionDecl) {
+                    format!("{}.{}", decl.semantic_parent().map(|p| p.spelling()).unwrap_or_default(), decl.spelling())
+                } else {
+                    decl.spelling()
+                };
+                let address = self.global_address(&name);
+                let key = RegionKey::Global { name: name.clone() };
+                self.object_or_scalar(address, decl.ty(), Owner::Global, Some(key))
+            }
+            _ => {
+                self.approx(ApproxKind::UnsupportedConstruct, format!("lvalue naming a {:?}", decl.kind()), Some(c));
+                Place::Var(self.tmp())
+            }
+        }
+    }
+
+    /// The fixed address of a global: an uninterpreted constant.
+    pub fn global_address(&mut self, name: &str) -> Expr {
+        let f = self.function(&format!("addr_{}", super::context::sanitise(name)), 0);
+        Expr::apply(f, vec![])
+    }
+
+    /// A scalar in memory or an object, by type.
+    fn object_or_scalar(&mut self, address: Expr, ty: Type<'t>, owner: Owner, key: Option<RegionKey>) -> Place<'t> {
+        match layout::shape(ty) {
+            Shape::Scalar | Shape::Opaque => {
+                let key = key.unwrap_or_else(|| RegionKey::Pointee { ty: layout::type_name(ty) });
+                Place::Mem { key, address }
+            }
+            Shape::Record | Shape::Array => Place::Object(Object { address, ty, owner, field_key: key }),
+        }
+    }
+
+    /// `*p` for a pointer value `p` to `ty`.
+    pub fn pointee_place(&mut self, pointer: Expr, ty: Type<'t>) -> Place<'t> {
+        match layout::shape(ty) {
+            Shape::Scalar => Place::Mem { key: RegionKey::Pointee { ty: layout::type_name(ty) }, address: pointer },
+            Shape::Opaque if matches!(ty.canonical().kind(), crate::frontend::clang::TypeKind::FunctionProto | crate::frontend::clang::TypeKind::FunctionNoProto) => {
+                Place::Mem { key: RegionKey::Pointee { ty: "function".into() }, address: pointer }
+            }
+            Shape::Opaque => Place::Mem { key: RegionKey::Pointee { ty: layout::type_name(ty) }, address: pointer },
+            Shape::Record | Shape::Array => Place::Object(Object { address: pointer, ty, owner: Owner::Heap, field_key: None }),
+        }
+    }
+
+    fn member_place(&mut self, c: Cursor<'t>) -> Place<'t> {
+        let children = c.children();
+        let Some(field) = c.referenced().filter(|f| f.kind() == CursorKind::FieldDecl) else {
+            self.approx(ApproxKind::UnsupportedConstruct, "member access to an unknown field".into(), Some(c));
+            return Place::Var(self.tmp());
+        };
+        let Some(&base) = children.first() else {
+            self.approx(ApproxKind::UnsupportedConstruct, "member access without a base".into(), Some(c));
+            return Place::Var(self.tmp());
+        };
+        let base_ty = base.ty();
+        let (base_address, record_ty, owner) = if layout::is_pointer(base_ty) {
+            let pointer = self.value(base);
+            let record = layout::pointee(base_ty).unwrap_or(base_ty);
+            (pointer, record, Owner::Heap)
+        } else {
+            match self.place(base) {
+                Place::Object(o) => (o.address, o.ty, o.owner),
+                other => {
+                    self.approx(ApproxKind::UnsupportedConstruct, format!("member of a non-object place {other:?}"), Some(c));
+                    return Place::Var(self.tmp());
+                }
+            }
+        };
+        let offset_bits = record_ty.canonical().offset_of(&field.spelling()).or_else(|| field.field_offset_bits()).unwrap_or(0);
+        let address = add_offset(base_address, (offset_bits / 8) as i128);
+        // A record member of a union overlaps the union's other members.
+        if let Some(record) = layout::record_decl(record_ty) {
+            if layout::is_union(record) && layout::shape(field.ty()) == Shape::Record {
+                self.merge_union_member(record, field.ty());
+            }
+        }
+        if let Owner::Local(key) = &owner {
+            let key = key.clone();
+            return match layout::shape(field.ty()) {
+                Shape::Scalar | Shape::Opaque => Place::Mem { key, address },
+                Shape::Record | Shape::Array => Place::Object(Object { address, ty: field.ty(), owner, field_key: Some(key) }),
+            };
+        }
+        if let Some(width) = field.bit_field_width() {
+            let record = layout::record_decl(record_ty).map(layout::record_name).unwrap_or_default();
+            let unit = layout::size_of(field.ty()).max(1);
+            let unit_offset = (offset_bits / 8) / unit * unit;
+            let unit_address = add_offset(add_offset(address, -((offset_bits / 8) as i128)), unit_offset as i128);
+            let key = RegionKey::BitUnit { record, offset: unit_offset };
+            return Place::BitField { key, address: unit_address, bit: offset_bits - unit_offset * 8, width };
+        }
+        let key = field_key(field);
+        match layout::shape(field.ty()) {
+            Shape::Scalar | Shape::Opaque => Place::Mem { key, address },
+            Shape::Record => Place::Object(Object { address, ty: field.ty(), owner: Owner::Heap, field_key: None }),
+            Shape::Array => Place::Object(Object { address, ty: field.ty(), owner: Owner::Heap, field_key: Some(key) }),
+        }
+    }
+
+    /// All regions of a record that is a member of a union merge with the
+    /// union's region.
+    fn merge_union_member(&mut self, union: Cursor<'t>, member: Type<'t>) {
+        let union_key = RegionKey::Union { name: layout::record_name(union) };
+        for leaf in layout::scalar_leaves(member) {
+            let key = match leaf.field {
+                Some(f) => field_key(f),
+                None => continue,
+            };
+            self.s.regions.merge(self.b.program(), union_key.clone(), key, MergeReason::Union);
+        }
+    }
+
+    fn subscript_place(&mut self, c: Cursor<'t>) -> Place<'t> {
+        let children = c.children();
+        let [base, index] = children.as_slice() else {
+            self.approx(ApproxKind::UnsupportedConstruct, "malformed subscript".into(), Some(c));
+            return Place::Var(self.tmp());
+        };
+        // `i[a]` is legal C: the pointer is whichever operand is one.
+        let (base, index) = if layout::is_pointer(index.ty()) || layout::shape(index.ty()) == Shape::Array {
+            (*index, *base)
+        } else {
+            (*base, *index)
+        };
+        let element = c.ty();
+        let (base_address, owner, field_key) = if layout::shape(base.ty()) == Shape::Array {
+            match self.place(base) {
+                Place::Object(o) => (o.address, o.owner, o.field_key),
+                other => {
+                    self.approx(ApproxKind::UnsupportedConstruct, format!("subscript of a non-object place {other:?}"), Some(c));
+                    return Place::Var(self.tmp());
+                }
+            }
+        } else {
+            (self.value(base), Owner::Heap, None)
+        };
+        let i = self.value(index);
+        let size = layout::size_of(element) as i128;
+        let address = Expr::add(base_address, Expr::mul(i, Expr::int(size)));
+        match (layout::shape(element), &owner) {
+            (Shape::Scalar | Shape::Opaque, Owner::Local(key)) => Place::Mem { key: key.clone(), address },
+            (Shape::Scalar | Shape::Opaque, _) => {
+                let key = field_key.unwrap_or_else(|| RegionKey::Pointee { ty: layout::type_name(element) });
+                Place::Mem { key, address }
+            }
+            (Shape::Record | Shape::Array, _) => {
+                let field_key = match owner {
+                    Owner::Local(ref key) => Some(key.clone()),
+                    _ => field_key.filter(|_| layout::shape(element) == Shape::Array),
+                };
+                Place::Object(Object { address, ty: element, owner, field_key })
+            }
+        }
+    }
+
+    /// Reads a scalar place.
+    pub fn read(&mut self, place: &Place<'t>, span: Option<Span>) -> Expr {
+        match place {
+            Place::Var(v) => Expr::var(*v),
+            Place::Mem { key, address } => {
+                let region = self.region(key.clone());
+                let t = self.tmp();
+                self.s.stats.loads += 1;
+                self.b.push(Command::Load { target: t, region, address: address.clone(), access: AccessKind::Plain, span });
+                Expr::var(t)
+            }
+            Place::BitField { key, address, bit, width } => {
+                let region = self.region(key.clone());
+                let unit = self.tmp();
+                self.s.stats.loads += 1;
+                self.b.push(Command::Load { target: unit, region, address: address.clone(), access: AccessKind::Plain, span });
+                let f = self.function("bitfield_get", 3);
+                Expr::apply(f, vec![Expr::var(unit), Expr::int(*bit as i128), Expr::int(*width as i128)])
+            }
+            Place::Object(o) => o.address.clone(),
+            Place::Function(f) => self.function_address(*f),
+        }
+    }
+
+    /// Writes a scalar place.
+    pub fn write(&mut self, place: &Place<'t>, value: Expr, span: Option<Span>) {
+        match place {
+            Place::Var(v) => self.b.assign(*v, value, span),
+            Place::Mem { key, address } => {
+                let region = self.region(key.clone());
+                self.s.stats.stores += 1;
+                self.b.push(Command::Store { region, address: address.clone(), value, access: AccessKind::Plain, span });
+            }
+            Place::BitField { key, address, bit, width } => {
+                // A bit-field write reads and writes its whole storage unit.
+                let region = self.region(key.clone());
+                let unit = self.tmp();
+                self.s.stats.loads += 1;
+                self.s.stats.stores += 1;
+                self.b.push(Command::Load { target: unit, region, address: address.clone(), access: AccessKind::Plain, span: span.clone() });
+                let f = self.function("bitfield_set", 4);
+                let new = Expr::apply(f, vec![Expr::var(unit), Expr::int(*bit as i128), Expr::int(*width as i128), value]);
+                self.b.push(Command::Store { region, address: address.clone(), value: new, access: AccessKind::Plain, span });
+            }
+            Place::Object(_) | Place::Function(_) => {
+                self.approx(ApproxKind::UnsupportedConstruct, "scalar write to a record, array or function".into(), None);
+            }
+        }
+    }
+
+    /// The address of a function: an uninterpreted constant per function.
+    pub fn function_address(&mut self, f: Cursor<'_>) -> Expr {
+        let g = self.function(&format!("fn_{}", super::context::sanitise(&f.spelling())), 0);
+        Expr::apply(g, vec![])
+    }
+
+    /// The address of a place, for `&x`. A scalar whose address escapes as
+    /// a plain pointer merges its region with its type's pointee region.
+    pub fn address_of(&mut self, place: &Place<'t>, ty: Type<'t>, at: Cursor<'t>) -> Expr {
+        match place {
+            Place::Var(_) => {
+                self.approx(ApproxKind::UnsupportedConstruct, "address of a register variable".into(), Some(at));
+                let t = self.tmp();
+                Expr::var(t)
+            }
+            Place::Mem { key, address } => {
+                if !matches!(key, RegionKey::Local { .. } | RegionKey::Pointee { .. }) {
+                    let pointee = RegionKey::Pointee { ty: layout::type_name(ty) };
+                    self.s.regions.merge(self.b.program(), key.clone(), pointee, MergeReason::AddressTaken);
+                }
+                address.clone()
+            }
+            Place::BitField { .. } => {
+                self.approx(ApproxKind::UnsupportedConstruct, "address of a bit-field".into(), Some(at));
+                let t = self.tmp();
+                Expr::var(t)
+            }
+            Place::Object(o) => o.address.clone(),
+            Place::Function(f) => self.function_address(*f),
+        }
+    }
+}
+
+/// `base + offset`, folding a zero offset.
+pub fn add_offset(base: Expr, offset: i128) -> Expr {
+    if offset == 0 { base } else { Expr::add(base, Expr::int(offset)) }
+}

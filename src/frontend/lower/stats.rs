@@ -1,0 +1,71 @@
+//! Counts the lowering keeps: constructs lowered and approximations made,
+//! for `racewatch ivl --stats`, the results tables and the tests.
+
+use crate::ir::ApproxKind;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What one driver's lowering did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoweringStats {
+    /// Function bodies lowered (specialisations included).
+    pub functions: usize,
+    /// Statements lowered.
+    pub statements: usize,
+    /// Expressions lowered.
+    pub expressions: usize,
+    /// Loops.
+    pub loops: usize,
+    /// Switch statements.
+    pub switches: usize,
+    /// Calls of every kind.
+    pub calls: usize,
+    /// Calls replaced by a kernel function model.
+    pub modelled_calls: usize,
+    /// Calls through a function pointer whose targets were found.
+    pub indirect_calls_resolved: usize,
+    /// Loads emitted.
+    pub loads: usize,
+    /// Stores emitted.
+    pub stores: usize,
+    /// Locks identified.
+    pub locks: usize,
+    /// Locals whose address is taken or that are records or arrays.
+    pub address_taken_locals: usize,
+    /// Functions specialised for the locks their callers pass.
+    pub specialisations: usize,
+    /// Functions called without body or model.
+    pub external_functions: BTreeSet<String>,
+    /// Approximations by kind.
+    pub approximations: BTreeMap<&'static str, usize>,
+}
+
+impl LoweringStats {
+    /// Counts one approximation.
+    pub fn count_approximation(&mut self, kind: ApproxKind) {
+        *self.approximations.entry(kind.as_str()).or_default() += 1;
+    }
+
+    /// Rows of `(name, count)` for printing, constructs first.
+    pub fn rows(&self) -> Vec<(String, usize)> {
+        let mut rows = vec![
+            ("functions".to_string(), self.functions),
+            ("statements".into(), self.statements),
+            ("expressions".into(), self.expressions),
+            ("loops".into(), self.loops),
+            ("switches".into(), self.switches),
+            ("calls".into(), self.calls),
+            ("modelled calls".into(), self.modelled_calls),
+            ("resolved indirect calls".into(), self.indirect_calls_resolved),
+            ("loads".into(), self.loads),
+            ("stores".into(), self.stores),
+            ("locks".into(), self.locks),
+            ("locals in memory".into(), self.address_taken_locals),
+            ("lock specialisations".into(), self.specialisations),
+            ("external functions".into(), self.external_functions.len()),
+        ];
+        for (kind, n) in &self.approximations {
+            rows.push((format!("approximation {kind}"), *n));
+        }
+        rows
+    }
+}

@@ -1,0 +1,322 @@
+//! The kernel function models: what a kernel function the driver calls does
+//! to driver memory and what it returns, as read from
+//! `kernel-models/functions/*.xml`.
+//!
+//! The schema, by example:
+//!
+//! ```xml
+//! <kernel-model kernel="6.12">
+//!   <function name="kmalloc_noprof" reason="…"><returns kind="null-or-fresh"/></function>
+//!   <function name="netdev_priv" reason="…"><returns kind="uninterpreted"/></function>
+//!   <function name="copy_from_user" reason="…"><writes arg="0" size-arg="2"/></function>
+//!   <function name="memcpy" reason="…">
+//!     <writes arg="0" size-arg="2"/><reads arg="1" size-arg="2"/><returns kind="arg" arg="0"/>
+//!   </function>
+//!   <function name="strlen" reason="…"><reads arg="0" extent="unbounded"/></function>
+//!   <function name="atomic_inc" reason="…"><atomic arg="0" access="rmw"/></function>
+//!   <function name="set_bit" reason="…"><atomic arg="1" access="rmw" extent="unbounded"/></function>
+//!   <function name="_printk" reason="…"/>
+//! </kernel-model>
+//! ```
+//!
+//! A function model replaces the function: the lowering does not lower its
+//! body (static inline or not) but applies the model. Everything a model
+//! does not list, the function does not do to driver memory.
+//!
+//! **Accesses.** `<reads arg="N"/>` and `<writes arg="N"/>`: the function
+//! reads or writes, non-atomically, memory that argument N points to;
+//! `<atomic arg="N" access="read|write|rmw"/>`: it accesses it atomically,
+//! which never races with another atomic access and gives no lock
+//! protection. The extent of an access:
+//! - by default, one object of the argument's pointee type (`atomic_t`,
+//!   `int *` result of `kstrtoint`);
+//! - `size-arg="M"`: the number of bytes argument M gives, from the pointer
+//!   (`memcpy`); not on `<atomic>`;
+//! - `extent="unbounded"`: an unknown number of bytes from the pointer on,
+//!   within the object it points into (strings; bitmaps, where the bit
+//!   number chooses the word).
+//!
+//! **Result.** `<returns kind="…"/>`, at most one; without it, `havoc`:
+//! - `havoc`: any value;
+//! - `fresh`: a non-NULL address distinct from all live memory;
+//! - `null-or-fresh`: NULL or such an address (allocators, which may fail);
+//! - `uninterpreted`: a function of the arguments: equal arguments give
+//!   equal results (`netdev_priv`); nothing is assumed about results of
+//!   different arguments or functions, which may alias;
+//! - `arg` with `arg="N"`: argument N itself (`memset`).
+
+use super::{choice, reason_given};
+use serde::Deserialize;
+
+/// How much memory an access covers, from the pointer in its argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Extent {
+    /// One object of the argument's pointee type.
+    Pointee,
+    /// The number of bytes the given argument holds.
+    SizeArg(usize),
+    /// An unknown number of bytes, to the end of the object pointed into.
+    Unbounded,
+}
+
+/// A non-atomic read or write through a pointer argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryEffect {
+    /// The pointer argument (0-based).
+    pub arg: usize,
+    /// How much it covers.
+    pub extent: Extent,
+}
+
+/// The kind of an atomic access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicAccess {
+    /// An atomic load.
+    Read,
+    /// An atomic store.
+    Write,
+    /// An atomic read-modify-write.
+    Rmw,
+}
+
+const ATOMIC_ACCESSES: &[(&str, AtomicAccess)] =
+    &[("read", AtomicAccess::Read), ("write", AtomicAccess::Write), ("rmw", AtomicAccess::Rmw)];
+
+/// An atomic access through a pointer argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtomicEffect {
+    /// The pointer argument (0-based).
+    pub arg: usize,
+    /// Load, store or read-modify-write.
+    pub access: AtomicAccess,
+    /// How much it covers (`Pointee` or `Unbounded`).
+    pub extent: Extent,
+}
+
+/// What a modelled function returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReturnModel {
+    /// Any value.
+    Havoc,
+    /// A non-NULL address distinct from all live memory.
+    Fresh,
+    /// NULL, or an address distinct from all live memory.
+    NullOrFresh,
+    /// A function of the arguments: equal arguments, equal results.
+    Uninterpreted,
+    /// The given argument itself.
+    Arg(usize),
+}
+
+/// What a kernel function does to driver memory.
+#[derive(Clone, Debug)]
+pub struct FunctionModel {
+    /// The function the driver's call resolves to, after macro expansion.
+    pub name: String,
+    /// Non-atomic reads through pointer arguments.
+    pub reads: Vec<MemoryEffect>,
+    /// Non-atomic writes through pointer arguments.
+    pub writes: Vec<MemoryEffect>,
+    /// Atomic accesses through pointer arguments.
+    pub atomics: Vec<AtomicEffect>,
+    /// Its result.
+    pub returns: ReturnModel,
+    /// What the function does to driver memory.
+    pub reason: String,
+}
+
+impl FunctionModel {
+    /// Whether the function touches no driver memory at all.
+    pub fn has_no_effect(&self) -> bool {
+        self.reads.is_empty() && self.writes.is_empty() && self.atomics.is_empty()
+    }
+}
+
+/// `<function>` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FunctionXml {
+    #[serde(rename = "@name")]
+    name: String,
+    #[serde(rename = "@reason")]
+    reason: String,
+    #[serde(rename = "reads", default)]
+    reads: Vec<EffectXml>,
+    #[serde(rename = "writes", default)]
+    writes: Vec<EffectXml>,
+    #[serde(rename = "atomic", default)]
+    atomics: Vec<AtomicXml>,
+    #[serde(rename = "returns")]
+    returns: Option<ReturnsXml>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EffectXml {
+    #[serde(rename = "@arg")]
+    arg: usize,
+    #[serde(rename = "@size-arg")]
+    size_arg: Option<usize>,
+    #[serde(rename = "@extent")]
+    extent: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AtomicXml {
+    #[serde(rename = "@arg")]
+    arg: usize,
+    #[serde(rename = "@access")]
+    access: String,
+    #[serde(rename = "@extent")]
+    extent: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReturnsXml {
+    #[serde(rename = "@kind")]
+    kind: String,
+    #[serde(rename = "@arg")]
+    arg: Option<usize>,
+}
+
+/// The written extents; a size argument is its own attribute.
+const EXTENTS: &[(&str, Extent)] = &[("pointee", Extent::Pointee), ("unbounded", Extent::Unbounded)];
+
+#[derive(Clone, Copy)]
+enum ReturnKind {
+    Havoc,
+    Fresh,
+    NullOrFresh,
+    Uninterpreted,
+    Arg,
+}
+
+const RETURN_KINDS: &[(&str, ReturnKind)] = &[
+    ("havoc", ReturnKind::Havoc),
+    ("fresh", ReturnKind::Fresh),
+    ("null-or-fresh", ReturnKind::NullOrFresh),
+    ("uninterpreted", ReturnKind::Uninterpreted),
+    ("arg", ReturnKind::Arg),
+];
+
+fn extent(context: &str, arg: usize, size_arg: Option<usize>, written: Option<&str>) -> Result<Extent, String> {
+    let written = written.map(|e| choice(context, "extent", e, EXTENTS)).transpose()?;
+    match (size_arg, written) {
+        (Some(_), Some(_)) => Err(format!("{context}: size-arg and extent exclude each other")),
+        (Some(size), None) if size == arg => {
+            Err(format!("{context}: size-arg {size} is the pointer argument itself"))
+        }
+        (Some(size), None) => Ok(Extent::SizeArg(size)),
+        (None, Some(e)) => Ok(e),
+        (None, None) => Ok(Extent::Pointee),
+    }
+}
+
+fn memory_effect(context: &str, what: &str, e: &EffectXml) -> Result<MemoryEffect, String> {
+    let context = format!("{context} <{what} arg=\"{}\">", e.arg);
+    Ok(MemoryEffect { arg: e.arg, extent: extent(&context, e.arg, e.size_arg, e.extent.as_deref())? })
+}
+
+/// Checks and converts one `<function>`.
+pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
+    let context = format!("function `{}`", f.name);
+    reason_given(&context, &f.reason)?;
+    let reads = f.reads.iter().map(|e| memory_effect(&context, "reads", e)).collect::<Result<Vec<_>, _>>()?;
+    let writes = f.writes.iter().map(|e| memory_effect(&context, "writes", e)).collect::<Result<Vec<_>, _>>()?;
+    let atomics = f
+        .atomics
+        .iter()
+        .map(|a| {
+            let context = format!("{context} <atomic arg=\"{}\">", a.arg);
+            let access = choice(&context, "access", &a.access, ATOMIC_ACCESSES)?;
+            Ok(AtomicEffect { arg: a.arg, access, extent: extent(&context, a.arg, None, a.extent.as_deref())? })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let returns = match f.returns {
+        None => ReturnModel::Havoc,
+        Some(r) => {
+            let context = format!("{context} <returns>");
+            match (choice(&context, "kind", &r.kind, RETURN_KINDS)?, r.arg) {
+                (ReturnKind::Arg, Some(arg)) => ReturnModel::Arg(arg),
+                (ReturnKind::Arg, None) => return Err(format!("{context}: kind=\"arg\" needs arg")),
+                (_, Some(_)) => return Err(format!("{context}: arg is only for kind=\"arg\"")),
+                (ReturnKind::Havoc, None) => ReturnModel::Havoc,
+                (ReturnKind::Fresh, None) => ReturnModel::Fresh,
+                (ReturnKind::NullOrFresh, None) => ReturnModel::NullOrFresh,
+                (ReturnKind::Uninterpreted, None) => ReturnModel::Uninterpreted,
+            }
+        }
+    };
+    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, reason: f.reason })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{KernelModels, ModelError};
+    use super::*;
+    use std::path::PathBuf;
+
+    fn load(rules: &str) -> Result<KernelModels, ModelError> {
+        let xml = format!(r#"<kernel-model kernel="6.12">{rules}</kernel-model>"#);
+        KernelModels::from_files(&[(PathBuf::from("functions.xml"), xml)])
+    }
+
+    fn rejected(rules: &str, expected: &str) {
+        let e = load(rules).expect_err(rules);
+        assert!(e.message.contains(expected), "expected `{expected}` in: {}", e.message);
+    }
+
+    #[test]
+    fn effects_in_any_order_and_defaults() {
+        let m = load(
+            r#"<function name="memcpy" reason="r">
+                 <writes arg="0" size-arg="2"/><reads arg="1" size-arg="2"/><returns kind="arg" arg="0"/>
+               </function>
+               <function name="strcat" reason="r">
+                 <reads arg="1" extent="unbounded"/><writes arg="0" extent="unbounded"/><reads arg="0" extent="unbounded"/>
+               </function>
+               <function name="atomic_add" reason="r"><atomic arg="1" access="rmw"/></function>
+               <function name="_printk" reason="r"/>"#,
+        )
+        .unwrap();
+        let memcpy = &m.functions["memcpy"];
+        assert_eq!(memcpy.writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2) }]);
+        assert_eq!(memcpy.reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2) }]);
+        assert_eq!(memcpy.returns, ReturnModel::Arg(0));
+        assert_eq!(m.functions["strcat"].reads.len(), 2);
+        let add = &m.functions["atomic_add"];
+        assert_eq!(add.atomics, vec![AtomicEffect { arg: 1, access: AtomicAccess::Rmw, extent: Extent::Pointee }]);
+        assert_eq!(add.returns, ReturnModel::Havoc);
+        assert!(m.functions["_printk"].has_no_effect());
+    }
+
+    #[test]
+    fn returns_is_checked() {
+        rejected(r#"<function name="f" reason="r"><returns kind="arg"/></function>"#, "kind=\"arg\" needs arg");
+        rejected(r#"<function name="f" reason="r"><returns kind="fresh" arg="0"/></function>"#, "arg is only for kind=\"arg\"");
+        rejected(
+            r#"<function name="f" reason="r"><returns kind="new"/></function>"#,
+            "function `f` <returns>: unknown kind `new` (expected one of havoc, fresh,",
+        );
+        rejected(
+            r#"<function name="f" reason="r"><returns kind="fresh"/><returns kind="havoc"/></function>"#,
+            "returns",
+        );
+    }
+
+    #[test]
+    fn accesses_are_checked() {
+        rejected(
+            r#"<function name="f" reason="r"><writes arg="0" size-arg="2" extent="unbounded"/></function>"#,
+            "function `f` <writes arg=\"0\">: size-arg and extent exclude each other",
+        );
+        rejected(r#"<function name="f" reason="r"><reads arg="1" size-arg="1"/></function>"#, "is the pointer argument itself");
+        rejected(r#"<function name="f" reason="r"><reads arg="0" extent="all"/></function>"#, "unknown extent `all`");
+        rejected(r#"<function name="f" reason="r"><atomic arg="0" access="inc"/></function>"#, "unknown access `inc`");
+        rejected(r#"<function name="f" reason="r"><atomic arg="0" access="rmw" size-arg="1"/></function>"#, "size-arg");
+        rejected(r#"<function name="f" reason="r"><frees arg="0"/></function>"#, "frees");
+        rejected(r#"<function name="f"/>"#, "reason");
+    }
+}
