@@ -33,12 +33,19 @@ pub struct IvlArgs {
     /// Print only this function's procedure (and the declarations).
     #[arg(long, value_name = "NAME")]
     pub function: Option<String>,
+    /// Lower every function of the file, not only those reachable from
+    /// its entry points.
+    #[arg(long)]
+    pub all: bool,
     /// Print counts per construct and per approximation kind instead.
     #[arg(long)]
     pub stats: bool,
     /// Print every approximation warning to stderr.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Print the parse, extraction and lowering times to stderr.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// Options of `racewatch entry-points`.

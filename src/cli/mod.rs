@@ -129,8 +129,19 @@ fn run_ivl(args: &args::IvlArgs) -> Exit {
     }
     let mut failed = Vec::new();
     for file in &files {
-        match session.lower(file) {
-            Ok((_, lowered, _)) => {
+        let roots = if args.all { crate::frontend::lower::Roots::AllDefined } else { crate::frontend::lower::Roots::EntryPoints };
+        match session.lower(file, roots) {
+            Ok((_, lowered, timings)) => {
+                if args.timings {
+                    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                    eprintln!(
+                        "timing {} parse {:.2} extract {:.2} lower {:.2}",
+                        file.display(),
+                        ms(timings.parse),
+                        ms(timings.extract),
+                        ms(timings.lower)
+                    );
+                }
                 if let Err(e) = ivl::write(&mut std::io::stdout().lock(), file, &lowered, args) {
                     eprintln!("racewatch: error: cannot write output: {e}");
                     return Exit::Error;

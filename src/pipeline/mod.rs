@@ -14,7 +14,7 @@ use crate::frontend::clang::with_thread_index;
 use crate::frontend::entry_points::{DriverEntryPoints, extract_entry_points};
 use crate::frontend::flags::{FlagOptions, FlagSource};
 use crate::frontend::input::collect_c_files;
-use crate::frontend::lower::{Lowered, lower_driver};
+use crate::frontend::lower::{Lowered, Roots, lower_from};
 use crate::frontend::parse::parse_c_file;
 use crate::models::KernelModels;
 use rayon::prelude::*;
@@ -81,7 +81,7 @@ impl Session {
 
     /// Lowers one file: its entry points and the IR of everything they
     /// reach.
-    pub fn lower(&self, file: &Path) -> Result<(DriverEntryPoints, Lowered, Timings), FileError> {
+    pub fn lower(&self, file: &Path, roots: Roots) -> Result<(DriverEntryPoints, Lowered, Timings), FileError> {
         let flags = self.source.flags_for(file, &self.options)?;
         with_thread_index(|index| {
             let mut timings = Timings::default();
@@ -92,7 +92,7 @@ impl Session {
             let entry_points = extract_entry_points(&tu, &self.models);
             timings.extract = start.elapsed();
             let start = Instant::now();
-            let lowered = lower_driver(&tu, &self.models, &entry_points);
+            let lowered = lower_from(&tu, &self.models, &entry_points, roots);
             timings.lower = start.elapsed();
             Ok((entry_points, lowered, timings))
         })

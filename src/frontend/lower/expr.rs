@@ -464,6 +464,16 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 return Expr::var(self.havoc_tmp());
             }
         };
+        // A condition clang can evaluate selects one arm at compile time
+        // (`static_branch_likely`, `__builtin_choose_expr`-like macros):
+        // the other arm is never evaluated and is not lowered.
+        if let Some(k) = constant(cond) {
+            return match (k != 0, then) {
+                (true, Some(then)) => self.value(then),
+                (true, None) => Expr::int(k),
+                (false, _) => self.value(otherwise),
+            };
+        }
         let result = self.tmp();
         let join = self.b.new_block();
         match then {

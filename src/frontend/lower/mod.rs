@@ -66,17 +66,44 @@ pub struct Lowered {
     pub regions: BTreeMap<RegionKey, RegionId>,
 }
 
+/// Which functions to start lowering from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Roots {
+    /// The driver's entry points (what the verifier needs).
+    EntryPoints,
+    /// Every function defined in the file (`racewatch ivl --all`, tests).
+    AllDefined,
+}
+
 /// Lowers every function reachable from the driver's entry points.
 pub fn lower_driver<'t>(
     tu: &'t TranslationUnit<'t>,
     models: &KernelModels,
     entry_points: &DriverEntryPoints,
 ) -> Lowered {
+    lower_from(tu, models, entry_points, Roots::EntryPoints)
+}
+
+/// Lowers every function reachable from the given roots.
+pub fn lower_from<'t>(
+    tu: &'t TranslationUnit<'t>,
+    models: &KernelModels,
+    entry_points: &DriverEntryPoints,
+    roots: Roots,
+) -> Lowered {
     let main_file: Arc<Path> = Arc::from(tu.main_file());
     let main_id = tu.main_file_id();
     let definitions = main_file_functions(tu, main_id);
-    let roots: Vec<Cursor<'t>> =
-        entry_points.entry_points.iter().filter_map(|ep| definitions.get(&ep.function).copied()).collect();
+    let roots: Vec<Cursor<'t>> = match roots {
+        Roots::EntryPoints => {
+            entry_points.entry_points.iter().filter_map(|ep| definitions.get(&ep.function).copied()).collect()
+        }
+        Roots::AllDefined => {
+            let mut all: Vec<Cursor<'t>> = definitions.values().copied().collect();
+            all.sort_by_key(|c| c.location().offset);
+            all
+        }
+    };
     let functions = reach::reachable_functions(&roots, |name| models.replaces(name));
     let mut program = Program::new();
     let mut shared = Shared::new(models, main_file);

@@ -163,6 +163,31 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn if_statement(&mut self, c: Cursor<'t>) {
         let children = c.children();
         let Some((&cond, rest)) = children.split_first() else { return };
+        // `if (0)`, `if (IS_ENABLED(CONFIG_X))`: only the taken branch runs.
+        // (A label inside the other branch is still a jump target: lower it
+        // into a block no edge enters.)
+        if let Some(k) = super::expr::constant(cond) {
+            let (taken, dead) = if k != 0 { (rest.first(), rest.get(1)) } else { (rest.get(1), rest.first()) };
+            if let Some(&dead) = dead.filter(|d| contains_any_label(**d)) {
+                let join = self.b.new_block();
+                if let Some(&taken) = taken {
+                    self.lower_stmt(taken);
+                }
+                if !self.b.is_terminated() {
+                    self.b.goto([join]);
+                }
+                let unreached = self.b.new_block();
+                self.b.switch_to(unreached);
+                self.lower_stmt(dead);
+                if !self.b.is_terminated() {
+                    self.b.goto([join]);
+                }
+                self.b.switch_to(join);
+            } else if let Some(&taken) = taken {
+                self.lower_stmt(taken);
+            }
+            return;
+        }
         let (t, f) = self.branch_blocks(cond);
         let join = self.b.new_block();
         self.b.switch_to(t);
@@ -575,6 +600,16 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn malformed(&mut self, c: Cursor<'t>) {
         self.approx(ApproxKind::UnsupportedConstruct, format!("malformed {:?}", c.kind()), Some(c));
     }
+}
+
+/// Whether any label is inside `c`.
+fn contains_any_label(c: Cursor<'_>) -> bool {
+    let mut found = false;
+    c.for_each_child(|child| {
+        found = child.kind() == CursorKind::LabelStmt || contains_any_label(child);
+        !found
+    });
+    found
 }
 
 /// Whether a label of this name is inside `c`.
