@@ -11,35 +11,14 @@ extraction time over parse time (the acceptance bound is 1.5).
 Usage: scripts/bench-entry-points.py [--runs N]
 """
 import argparse
-import os
-import platform
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def cache_dir():
-    env = os.environ
-    if env.get("RACEWATCH_CACHE"):
-        return Path(env["RACEWATCH_CACHE"])
-    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "racewatch"
-
-
-def machine():
-    cpu = "unknown CPU"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} × {cpu}, {mem:.0f} GiB, {platform.system()} {platform.release()}"
+sys.path.insert(0, str(REPO / "scripts"))
+from benchlib import cache_dir, machine, git_revision, write_atomically  # noqa: E402
 
 
 def run_once(binary, source):
@@ -77,7 +56,7 @@ def main():
         print(f"{rel}: parse {parse:.1f} ms, extract {extract:.2f} ms", file=sys.stderr)
     measured = [r for r in rows if r[1] is not None]
     ratios = [r[2] / r[1] for r in measured]
-    rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    rev = git_revision()
     lines = [
         "# Entry-point extraction cost",
         "",
@@ -99,11 +78,7 @@ def main():
         f"largest: **{max(ratios):.3f}** (bound: 1.5).",
         "",
     ]
-    out = REPO / "results/entry-points.md"
-    tmp = out.with_suffix(".md.tmp")
-    tmp.write_text("\n".join(lines))
-    tmp.replace(out)
-    print(f"wrote {out}", file=sys.stderr)
+    write_atomically(REPO / "results/entry-points.md", "\n".join(lines))
     if max(ratios) > 1.5:
         sys.exit(1)
 
