@@ -304,6 +304,12 @@ impl<'t> Cursor<'t> {
         unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
     }
 
+    /// For a variable declaration: its initializer expression, if any.
+    pub fn var_initializer(&self) -> Option<Cursor<'t>> {
+        // SAFETY: a live cursor; a null cursor means none.
+        Cursor::non_null(unsafe { clang_Cursor_getVarDeclInitializer(self.raw) })
+    }
+
     /// The storage class of a declaration is `extern`.
     pub fn is_extern_storage(&self) -> bool {
         // SAFETY: a live cursor.

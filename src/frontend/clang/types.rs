@@ -42,6 +42,12 @@ impl<'t> Type<'t> {
         Type::from_raw(unsafe { clang_getCanonicalType(self.raw) })
     }
 
+    /// The type without `const`, `volatile` or `restrict`.
+    pub fn unqualified(&self) -> Type<'t> {
+        // SAFETY: a live type.
+        Type::from_raw(unsafe { clang_getUnqualifiedType(self.raw) })
+    }
+
     /// For a pointer: what it points to.
     pub fn pointee(&self) -> Option<Type<'t>> {
         // SAFETY: a live type; Invalid means "not a pointer".

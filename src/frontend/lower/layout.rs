@@ -94,7 +94,10 @@ pub fn pointee<'t>(ty: Type<'t>) -> Option<Type<'t>> {
 /// The canonical spelling of a type, used in region names: `int`,
 /// `unsigned char`, `struct foo`.
 pub fn type_name(ty: Type<'_>) -> String {
-    ty.canonical().spelling().replace("const ", "").replace("volatile ", "")
+    let t = ty.canonical().unqualified();
+    // Qualifiers below the top level (`int *volatile *`) stay in the
+    // spelling; they do not change what memory the type reaches.
+    t.spelling().replace("const ", "").replace("volatile ", "").replace(" *const", " *").replace(" *volatile", " *").replace(" *restrict", " *")
 }
 
 /// The record declaration of a record type.

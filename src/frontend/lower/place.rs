@@ -99,15 +99,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             CursorKind::DeclRefExpr => self.decl_place(c),
             CursorKind::MemberRefExpr => self.member_place(c),
             CursorKind::ArraySubscriptExpr => self.subscript_place(c),
-            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Deref => {
-                let operand = c.children()[0];
-                let pointer = self.value(operand);
-                self.pointee_place(pointer, c.ty())
-            }
-            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Extension => {
-                let inner = c.children()[0];
-                self.place(inner)
-            }
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Deref => match c.children().first() {
+                Some(&operand) => {
+                    let pointer = self.value(operand);
+                    self.pointee_place(pointer, c.ty())
+                }
+                None => self.malformed_place(c),
+            },
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Extension => match c.children().first() {
+                Some(&inner) => self.place(inner),
+                None => self.malformed_place(c),
+            },
             CursorKind::CompoundLiteralExpr => {
                 let object = self.compound_literal(c);
                 Place::Object(object)
@@ -131,6 +133,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 }
             }
         }
+    }
+
+    fn malformed_place(&mut self, c: Cursor<'t>) -> Place<'t> {
+        self.approx(ApproxKind::UnsupportedConstruct, format!("malformed {:?}", c.kind()), Some(c));
+        Place::Var(self.tmp())
     }
 
     fn decl_place(&mut self, c: Cursor<'t>) -> Place<'t> {

@@ -244,18 +244,25 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.goto([test]);
         }
         self.b.switch_to(test);
-        let (t, f) = self.branch_blocks(*cond);
-        self.b.switch_to(t);
-        self.b.goto([start]);
-        self.b.switch_to(f);
-        self.b.goto([exit]);
+        match super::expr::constant(*cond) {
+            // `do { … } while (0)`, the macro idiom: no back edge.
+            Some(0) => self.b.goto([exit]),
+            Some(_) => self.b.goto([start]),
+            None => {
+                let (t, f) = self.branch_blocks(*cond);
+                self.b.switch_to(t);
+                self.b.goto([start]);
+                self.b.switch_to(f);
+                self.b.goto([exit]);
+            }
+        }
         self.b.switch_to(exit);
     }
 
     fn for_loop(&mut self, c: Cursor<'t>) {
         let children = c.children();
         let Some((&body, header)) = children.split_last() else { return self.malformed(c) };
-        let Some((init, cond, inc)) = for_header(c, header) else {
+        let Some((init, cond, inc)) = for_header(c, header, &mut self.s.texts) else {
             self.approx(ApproxKind::UnsupportedConstruct, "for loop header libclang does not expose".into(), Some(c));
             return;
         };
@@ -414,8 +421,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 scope.1.push(super::context::Cleanup { destructor, variable: decl });
             }
         }
-        let init = decl.children().into_iter().rfind(|k| matches!(k.kind().c_syntax(), CSyntax::Expr(_)));
-        let Some(init) = init else { return };
+        let Some(init) = decl.var_initializer() else { return };
         self.last_acquired = None;
         let holder = decl.usr();
         let span = Some(self.span(decl));
@@ -653,7 +659,11 @@ fn designated<'t>(element: Cursor<'t>) -> Option<(Cursor<'t>, Cursor<'t>)> {
 /// initialisation, condition and increment.
 type ForParts<'t> = (Option<Cursor<'t>>, Option<Cursor<'t>>, Option<Cursor<'t>>);
 
-fn for_header<'t>(for_stmt: Cursor<'t>, header: &[Cursor<'t>]) -> Option<ForParts<'t>> {
+fn for_header<'t>(
+    for_stmt: Cursor<'t>,
+    header: &[Cursor<'t>],
+    texts: &mut std::collections::HashMap<std::path::PathBuf, Vec<u8>>,
+) -> Option<ForParts<'t>> {
     match header {
         [] => return Some((None, None, None)),
         [a, b, c] => return Some((Some(*a), Some(*b), Some(*c))),
@@ -661,7 +671,7 @@ fn for_header<'t>(for_stmt: Cursor<'t>, header: &[Cursor<'t>]) -> Option<ForPart
     }
     // Positions of the header's two semicolons, from the text where the
     // `for` is spelled.
-    if let Some(parts) = by_semicolons(for_stmt, header) {
+    if let Some(parts) = by_semicolons(for_stmt, header, texts) {
         return Some(parts);
     }
     // By shape: a declaration is the initialisation; an expression whose
@@ -684,10 +694,14 @@ fn for_header<'t>(for_stmt: Cursor<'t>, header: &[Cursor<'t>]) -> Option<ForPart
     }
 }
 
-fn by_semicolons<'t>(for_stmt: Cursor<'t>, header: &[Cursor<'t>]) -> Option<ForParts<'t>> {
+fn by_semicolons<'t>(
+    for_stmt: Cursor<'t>,
+    header: &[Cursor<'t>],
+    texts: &mut std::collections::HashMap<std::path::PathBuf, Vec<u8>>,
+) -> Option<ForParts<'t>> {
     let at = for_stmt.spelling_location();
     let file = at.file.clone()?;
-    let text = std::fs::read(&file).ok()?;
+    let text = texts.entry(file.clone()).or_insert_with(|| std::fs::read(&file).unwrap_or_default());
     let start = at.offset as usize;
     let open = start + text.get(start..)?.iter().position(|&b| b == b'(')?;
     let (mut depth, mut semis) = (0i32, Vec::new());
