@@ -12,7 +12,7 @@ fn dump(c: Cursor<'_>, depth: usize) {
 
 fn main() {
     let file = std::path::PathBuf::from(std::env::args().nth(1).expect("file"));
-    let options = FlagOptions::default();
+    let options = FlagOptions { no_kernel: std::env::var_os("PLAIN").is_some(), ..FlagOptions::default() };
     let source = FlagSource::resolve(&options).unwrap();
     let flags = source.flags_for(&file, &options).unwrap();
     with_thread_index(|index| {

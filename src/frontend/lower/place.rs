@@ -281,6 +281,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             (*base, *index)
         };
         let element = c.ty();
+        // `a[i]` with `a` an array: libclang shows `a` wrapped in its implicit
+        // decay to a pointer; subscript the array itself, so that the
+        // element keeps the array's region.
+        let base = see_through_decay(base);
         let (base_address, owner, field_key) = if layout::shape(base.ty()) == Shape::Array {
             match self.place(base) {
                 Place::Object(o) => (o.address, o.owner, o.field_key),
@@ -388,10 +392,36 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let t = self.tmp();
                 Expr::var(t)
             }
-            Place::Object(o) => o.address.clone(),
+            Place::Object(o) => {
+                // An array decaying to a pointer: its elements may now be
+                // reached through that pointer type.
+                if let (Some(key), Some(element)) = (&o.field_key, layout::pointee(o.ty)) {
+                    let escapes = layout::shape(o.ty) == Shape::Array
+                        && layout::shape(element) == Shape::Scalar
+                        && !matches!(key, RegionKey::Local { .. } | RegionKey::Pointee { .. });
+                    if escapes {
+                        let pointee = RegionKey::Pointee { ty: layout::type_name(element) };
+                        self.s.regions.merge(self.b.program(), key.clone(), pointee, MergeReason::AddressTaken);
+                    }
+                }
+                let _ = ty;
+                o.address.clone()
+            }
             Place::Function(f) => self.function_address(*f),
         }
     }
+}
+
+/// An expression through an implicit array-to-pointer decay.
+pub fn see_through_decay(c: Cursor<'_>) -> Cursor<'_> {
+    if c.kind() == CursorKind::UnexposedExpr {
+        if let [inner] = c.children().as_slice() {
+            if layout::shape(inner.ty()) == Shape::Array {
+                return *inner;
+            }
+        }
+    }
+    c
 }
 
 /// `base + offset`, folding a zero offset.

@@ -581,6 +581,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
 
     fn inline_asm(&mut self, c: Cursor<'t>) {
         self.approx(ApproxKind::InlineAsm, "outputs are arbitrary; memory operands are read and written".into(), Some(c));
+        let targets = self.asm_goto_targets(c);
         for operand in c.children() {
             if !matches!(operand.kind().c_syntax(), CSyntax::Expr(_)) {
                 continue;
@@ -601,11 +602,87 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.value(operand);
             }
         }
+        // `asm goto` may jump to its labels instead of falling through.
+        if let Some(labels) = targets {
+            let next = self.b.new_block();
+            let mut blocks = vec![next];
+            for label in labels {
+                blocks.push(self.label_block(&label));
+            }
+            self.b.goto(blocks);
+            self.b.switch_to(next);
+        }
+    }
+
+    /// The labels an `asm goto` may jump to: those it names, read from its
+    /// text; when the text is a macro's and cannot be read, every label of
+    /// the function (an over-approximation). `None` for a plain `asm`.
+    fn asm_goto_targets(&mut self, c: Cursor<'t>) -> Option<Vec<String>> {
+        let at = c.spelling_location();
+        let file = at.file.clone()?;
+        let text = self.s.texts.entry(file.clone()).or_insert_with(|| std::fs::read(&file).unwrap_or_default());
+        let rest = text.get(at.offset as usize..)?;
+        let open = rest.iter().position(|&b| b == b'(')?;
+        let head = String::from_utf8_lossy(&rest[..open]);
+        let words: Vec<&str> = head.split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_').filter(|w| !w.is_empty()).collect();
+        if !words.contains(&"goto") && !words.contains(&"asm_goto_output") && !words.contains(&"asm_volatile_goto") {
+            return None;
+        }
+        // The operands after the fourth top-level colon are the labels.
+        let (mut depth, mut colons, mut labels_start, mut end) = (0i32, 0, None, None);
+        let mut in_string = false;
+        for (i, &b) in rest[open..].iter().enumerate() {
+            match b {
+                b'"' => in_string = !in_string,
+                _ if in_string => {}
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(open + i);
+                        break;
+                    }
+                }
+                b':' if depth == 1 => {
+                    colons += 1;
+                    if colons == 4 {
+                        labels_start = Some(open + i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let named: Vec<String> = match (labels_start, end) {
+            (Some(s), Some(e)) if s <= e => String::from_utf8_lossy(&rest[s..e])
+                .split(',')
+                .map(|l| l.trim().to_string())
+                .filter(|l| !l.is_empty() && l.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let known: Vec<String> = named.into_iter().filter(|l| contains_label(self.function, l)).collect();
+        if !known.is_empty() {
+            return Some(known);
+        }
+        let mut all = Vec::new();
+        collect_labels(self.function, &mut all);
+        Some(all)
     }
 
     fn malformed(&mut self, c: Cursor<'t>) {
         self.approx(ApproxKind::UnsupportedConstruct, format!("malformed {:?}", c.kind()), Some(c));
     }
+}
+
+/// Every label inside `c`.
+fn collect_labels(c: Cursor<'_>, out: &mut Vec<String>) {
+    c.for_each_child(|child| {
+        if child.kind() == CursorKind::LabelStmt && !out.contains(&child.spelling()) {
+            out.push(child.spelling());
+        }
+        collect_labels(child, out);
+        true
+    });
 }
 
 /// Whether any label is inside `c`.
