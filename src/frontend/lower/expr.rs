@@ -149,6 +149,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             [only] => *only,
             [.., last] if c.kind() == CursorKind::CStyleCastExpr => *last,
+            // GNU `a ?: b`: libclang shows the common operand, two opaque
+            // copies of it (at the same place) and the alternative.
+            [common, copy1, copy2, otherwise]
+                if common.location() == copy1.location() && copy1.location() == copy2.location() =>
+            {
+                return self.binary_conditional(*common, *otherwise);
+            }
             _ => {
                 if let Some(v) = constant(c) {
                     return Expr::int(v);
@@ -485,15 +492,25 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.b.goto([join]);
                 self.b.switch_to(f);
             }
-            None => {
-                let v = self.value(cond);
-                self.b.assign(result, v, None);
-                let (t, f) = self.b.branch(Expr::ne(Expr::var(result), Expr::int(0)), None);
-                self.b.switch_to(t);
-                self.b.goto([join]);
-                self.b.switch_to(f);
-            }
+            None => return self.binary_conditional(cond, otherwise),
         }
+        let v = self.value(otherwise);
+        self.b.assign(result, v, None);
+        self.b.goto([join]);
+        self.b.switch_to(join);
+        Expr::var(result)
+    }
+
+    /// `a ?: b`: `a` once; its value when non-zero, else `b`.
+    fn binary_conditional(&mut self, common: Cursor<'t>, otherwise: Cursor<'t>) -> Expr {
+        let result = self.tmp();
+        let v = self.value(common);
+        self.b.assign(result, v, None);
+        let join = self.b.new_block();
+        let (t, f) = self.b.branch(Expr::ne(Expr::var(result), Expr::int(0)), Some(self.span(common)));
+        self.b.switch_to(t);
+        self.b.goto([join]);
+        self.b.switch_to(f);
         let v = self.value(otherwise);
         self.b.assign(result, v, None);
         self.b.goto([join]);
