@@ -39,7 +39,8 @@
 //!   destructor of a `DEFINE_LOCK_GUARD_1` guard);
 //! - `global-lock="G"`: a kernel-wide pseudo lock named `G` (`rtnl`).
 //!
-//! `mode` ∈ exclusive (default), shared: only on acquiring operations. Two
+//! `mode` ∈ exclusive (default), shared: how the lock is (or was) taken; a
+//! release of a shared hold says `shared`. Two
 //! accesses are ordered by a lock only if both hold it and at least one holds
 //! it exclusively. `success` ∈ zero, nonzero: the return value (or the
 //! returned lock pointer, see below) that means the lock was taken; required
@@ -371,7 +372,6 @@ pub(super) fn lock_function(f: LockFunctionXml) -> Result<LockFunction, String> 
         },
     };
     let mode = match f.mode {
-        Some(_) if !op.acquires() => return Err(format!("{context}: a release has no mode")),
         Some(m) => choice(&context, "mode", &m, LOCK_MODES)?,
         None => LockMode::Exclusive,
     };
@@ -475,7 +475,6 @@ mod tests {
     #[test]
     fn unknown_values_and_misplaced_attributes_are_rejected() {
         rejected(r#"<lock-function name="f" op="grab" lock-arg="0" reason="r"/>"#, "unknown op `grab` (expected one of acquire,");
-        rejected(r#"<lock-function name="f" op="release" lock-arg="0" mode="shared" reason="r"/>"#, "a release has no mode");
         rejected(r#"<lock-function name="f" op="acquire" lock-arg="0" mode="read" reason="r"/>"#, "unknown mode `read`");
         rejected(
             r#"<lock-function name="f" op="acquire" lock-arg="0" irq="preempt-disable" reason="r"/>"#,

@@ -252,8 +252,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.approx(ApproxKind::UnknownLock, format!("{}: {reason}", model.name), Some(c));
             self.b.push(Command::LockUnknown { reason: format!("{}: {reason}", model.name), span: span.clone() });
         }
-        if let Some(irq) = model.irq {
-            self.b.push(Command::InterruptControl { op: irq_op(irq), span: span.clone() });
+        // Acquiring disables interrupts before taking the lock; releasing
+        // restores them after dropping it.
+        let irq = model.irq.map(irq_op);
+        if let Some(op) = irq.filter(|_| model.op != LockOp::Release) {
+            self.b.push(Command::InterruptControl { op, span: span.clone() });
         }
         if matches!(model.returns, LockResult::Lock | LockResult::Field(_)) {
             self.last_acquired = Some((identity.clone(), kind));
@@ -265,7 +268,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.b.push(Command::Havoc { vars: vec![result], span: None });
             }
             (LockOp::Release, Some(lock)) => {
-                self.b.push(Command::Unlock { lock, mode, span });
+                self.b.push(Command::Unlock { lock, mode, span: span.clone() });
+                if let Some(op) = irq {
+                    self.b.push(Command::InterruptControl { op, span });
+                }
                 self.b.push(Command::Havoc { vars: vec![result], span: None });
             }
             (LockOp::TryAcquire, Some(lock)) => {
@@ -289,7 +295,12 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 };
                 self.b.assume(Expr::binary(crate::ir::BinaryOp::Eq, Expr::var(ok), success), None);
             }
-            (_, None) => self.b.push(Command::Havoc { vars: vec![result], span: None }),
+            (op, None) => {
+                if let Some(irq) = irq.filter(|_| op == LockOp::Release) {
+                    self.b.push(Command::InterruptControl { op: irq, span });
+                }
+                self.b.push(Command::Havoc { vars: vec![result], span: None });
+            }
         }
         Expr::var(result)
     }
@@ -307,16 +318,25 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     pub fn run_cleanup(&mut self, cleanup: &super::context::Cleanup<'t>) {
         let models = self.s.models;
         let span = Some(self.span(cleanup.variable));
+        // `guard(irqsave)()`, `guard(preempt)()`: interrupt-state guards.
+        if let Some(irq) = models.irq_functions.get(&cleanup.destructor) {
+            self.b.push(Command::InterruptControl { op: irq_op(irq.op), span });
+            return;
+        }
         let Some(model) = models.lock_functions.get(&cleanup.destructor) else {
             let detail = format!("cleanup {} of {}: assumed to touch no driver memory", cleanup.destructor, cleanup.variable.spelling());
             self.approx(ApproxKind::ExternalCall, detail, Some(cleanup.variable));
             return;
         };
-        let (identity, kind) = self
-            .lock_holders
-            .get(&cleanup.variable.usr())
-            .cloned()
-            .unwrap_or((LockIdentity::Unknown(format!("guard {} holds no identified lock", cleanup.variable.spelling())), LockKind::Mutex));
+        let (identity, kind) = match &model.lock {
+            // `guard(rtnl)()`: a kernel-wide pseudo lock needs no holder.
+            LockRef::Global(name) => (LockIdentity::Pseudo(name.clone()), LockKind::Pseudo),
+            LockRef::Arg(_) | LockRef::ArgDeref(_) | LockRef::ArgField(_, _) => self
+                .lock_holders
+                .get(&cleanup.variable.usr())
+                .cloned()
+                .unwrap_or((LockIdentity::Unknown(format!("guard {} holds no identified lock", cleanup.variable.spelling())), LockKind::Mutex)),
+        };
         let mode = match model.mode {
             crate::models::LockMode::Exclusive => LockMode::Exclusive,
             crate::models::LockMode::Shared => LockMode::Shared,
@@ -448,12 +468,31 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.access(&ranged, write, access, span);
             }
             Shape::Record | Shape::Array => {
-                let object = Object { address: address.clone(), ty: pointee, owner: Owner::Heap, field_key: None };
+                let object = match self.local_object(inner) {
+                    Some(key) => Object { address: address.clone(), ty: pointee, owner: Owner::Local(key.clone()), field_key: Some(key) },
+                    None => Object { address: address.clone(), ty: pointee, owner: Owner::Heap, field_key: None },
+                };
                 for leaf in layout::scalar_leaves(pointee) {
                     let place = self.leaf_place(&object, &leaf);
                     self.access(&place, write, access, span.clone());
                 }
             }
+        }
+    }
+
+    /// The thread-private region of the local a pointer argument designates
+    /// (`&x`, or a local array decaying), if it is one.
+    fn local_object(&self, argument: Cursor<'t>) -> Option<super::regions::RegionKey> {
+        let c = super::place::see_through_decay(super::expr::strip_parens(argument));
+        let target = if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
+            super::expr::strip_parens(*c.children().first()?)
+        } else {
+            c
+        };
+        let decl = (target.kind() == CursorKind::DeclRefExpr).then(|| target.referenced()).flatten()?;
+        match self.locals.get(&decl.usr())? {
+            super::context::Storage::Memory { key, .. } => Some(key.clone()),
+            super::context::Storage::Var(_) | super::context::Storage::Shared { .. } => None,
         }
     }
 
@@ -469,6 +508,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             CursorKind::DeclRefExpr => match object.referenced() {
                 Some(decl) => match self.locals.get(&decl.usr()).cloned() {
                     Some(super::context::Storage::Memory { key, .. }) => Place::Mem { key, address },
+                    Some(super::context::Storage::Shared { .. }) => self.pointee_place(address, object.ty()),
                     Some(super::context::Storage::Var(v)) => Place::Var(v),
                     None => Place::Mem { key: super::regions::RegionKey::Global { name: decl.spelling() }, address },
                 },
@@ -517,7 +557,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.b.switch_to(dead);
                 Some(Expr::int(0))
             }
-            "__builtin_prefetch" => {
+            "__builtin_prefetch" | "__builtin_va_start" | "__builtin_va_end" | "__builtin_va_copy" | "__builtin_c23_va_start" => {
                 self.evaluate_all(args);
                 Some(Expr::int(0))
             }

@@ -16,8 +16,8 @@ use super::stats::LoweringStats;
 use super::{ProcedureMap, span_of};
 use crate::diagnostics::{Diagnostic, Level, Span};
 use crate::frontend::clang::{Cursor, CursorKind, Type, UnaryOperator};
-use crate::ir::{ApproxKind, BlockId, Command, Expr, FuncId, LockId, ProcId, ProcedureBuilder, Program, RegionId, Sort, VarId};
 use crate::models::KernelModels;
+use crate::ir::{ApproxKind, BlockId, Command, Expr, FuncId, LockId, ProcId, ProcedureBuilder, Program, RegionId, Sort, VarId};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -78,6 +78,14 @@ impl<'m> Shared<'m> {
 pub enum Storage {
     /// An IR variable (address never taken, scalar).
     Var(VarId),
+    /// Memory at a fixed address, accessed through the shared, type-based
+    /// regions because its address escapes (to a procedure, into memory):
+    /// every access to its bytes, direct or through a pointer, is in one
+    /// region, and is race-checked.
+    Shared {
+        /// The variable holding its address.
+        address: VarId,
+    },
     /// Memory at a fixed address in a region of its own.
     Memory {
         /// The local's region key.
@@ -124,6 +132,8 @@ pub struct FnLower<'p, 's, 'm, 't> {
     pub labels: HashMap<String, BlockId>,
     /// The locals and parameters whose address is taken, by USR.
     pub address_taken: std::collections::HashSet<String>,
+    /// Those whose address escapes beyond kernel models and comparisons.
+    pub escaping: std::collections::HashSet<String>,
     /// Locks held through lock-typed parameters, for specialisation:
     /// parameter index to the caller's lock identity.
     pub lock_binding: Vec<(usize, super::locks::LockIdentity)>,
@@ -163,6 +173,7 @@ pub fn lower_function_with(
     let ret = program.procedures[id].returns.first().copied();
     let mut b = ProcedureBuilder::resume(program, id);
     let ret_block = b.new_block();
+    let escaping = escaping_locals(function, shared.models);
     let mut f = FnLower {
         b,
         s: shared,
@@ -175,6 +186,7 @@ pub fn lower_function_with(
         cases: Vec::new(),
         labels: HashMap::new(),
         address_taken: address_taken_locals(function),
+        escaping,
         lock_binding,
         lock_holders: HashMap::new(),
         last_acquired: None,
@@ -185,6 +197,21 @@ pub fn lower_function_with(
     for (param, var) in function.arguments().into_iter().zip(params) {
         let storage = f.declare_local(param, &taken);
         match (&storage, layout::shape(param.ty())) {
+            (Storage::Shared { address }, Shape::Record) => {
+                let src = super::place::Place::Object(super::place::Object {
+                    address: Expr::var(var),
+                    ty: param.ty(),
+                    owner: super::place::Owner::Heap,
+                    field_key: None,
+                });
+                let dst = super::place::Place::Object(super::place::Object {
+                    address: Expr::var(*address),
+                    ty: param.ty(),
+                    owner: super::place::Owner::Heap,
+                    field_key: None,
+                });
+                f.copy_object(&src, &dst, param.ty(), None);
+            }
             // A record passed by value: the callee's copy of the caller's.
             (Storage::Memory { key, address }, Shape::Record) => {
                 let src = super::place::Place::Object(super::place::Object {
@@ -218,6 +245,97 @@ pub fn lower_function_with(
     // Blocks created for unreachable code (after a goto or return) end here.
     f.close_open_blocks();
     f.b.finish();
+}
+
+/// The locals and parameters whose address escapes: `&x` (or an array
+/// decaying to a pointer) anywhere but as a direct argument of a modelled
+/// kernel function or a compiler builtin (which keep no pointer), an
+/// operand of a comparison, or inside `sizeof`.
+fn escaping_locals(function: Cursor<'_>, models: &KernelModels) -> std::collections::HashSet<String> {
+    use crate::frontend::clang::BinaryOperator as Op;
+    fn address_of_local(c: Cursor<'_>) -> Option<String> {
+        let c = super::expr::strip_parens(c);
+        let target = match c.kind() {
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::AddrOf => c.children().first().copied(),
+            CursorKind::UnexposedExpr => match c.children().as_slice() {
+                [inner] if layout::shape(inner.ty()) == Shape::Array => Some(*inner),
+                _ => None,
+            },
+            _ => None,
+        }?;
+        let target = super::expr::strip_parens(target);
+        let decl = (target.kind() == CursorKind::DeclRefExpr).then(|| target.referenced()).flatten()?;
+        let local = matches!(decl.kind(), CursorKind::VarDecl | CursorKind::ParmDecl)
+            && decl.semantic_parent().is_some_and(|p| p.kind() == CursorKind::FunctionDecl)
+            && !decl.is_static_storage();
+        local.then(|| decl.usr())
+    }
+    fn strip_casts(mut c: Cursor<'_>) -> Cursor<'_> {
+        while matches!(c.kind(), CursorKind::ParenExpr | CursorKind::CStyleCastExpr | CursorKind::UnexposedExpr) {
+            match c.children().as_slice() {
+                [.., last] if c.kind() != CursorKind::UnexposedExpr || c.children().len() == 1 => {
+                    if address_of_local(c).is_some() {
+                        return c;
+                    }
+                    c = *last;
+                }
+                _ => break,
+            }
+        }
+        c
+    }
+    fn scan(c: Cursor<'_>, models: &KernelModels, out: &mut std::collections::HashSet<String>) {
+        match c.kind() {
+            CursorKind::UnaryExpr => return,
+            CursorKind::CallExpr => {
+                let name = c.referenced().map(|f| f.spelling()).unwrap_or_default();
+                if models.replaces(&name) || name.starts_with("__builtin_") {
+                    for arg in c.arguments() {
+                        let a = strip_casts(arg);
+                        if address_of_local(a).is_some() {
+                            // Its operand may still hold escapes (`&x[f(&y)]`).
+                            a.for_each_child(|child| {
+                                scan(child, models, out);
+                                true
+                            });
+                        } else {
+                            scan(arg, models, out);
+                        }
+                    }
+                    return;
+                }
+            }
+            // `a[i]` on a local array: the decay of `a` feeds the subscript only.
+            CursorKind::ArraySubscriptExpr => {
+                for operand in c.children() {
+                    if address_of_local(operand).is_some() && operand.kind() == CursorKind::UnexposedExpr {
+                        continue;
+                    }
+                    scan(operand, models, out);
+                }
+                return;
+            }
+            CursorKind::BinaryOperator if matches!(c.binary_operator(), Op::EQ | Op::NE | Op::LT | Op::GT | Op::LE | Op::GE) => {
+                for operand in c.children() {
+                    if address_of_local(strip_casts(operand)).is_none() {
+                        scan(operand, models, out);
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        if let Some(usr) = address_of_local(c) {
+            out.insert(usr);
+        }
+        c.for_each_child(|child| {
+            scan(child, models, out);
+            true
+        });
+    }
+    let mut out = std::collections::HashSet::new();
+    scan(function, models, &mut out);
+    out
 }
 
 /// The locals and parameters of `function` whose address is taken.
@@ -291,6 +409,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     pub fn declare_local(&mut self, decl: Cursor<'t>, taken: &std::collections::HashSet<String>) -> Storage {
         let name = decl.spelling();
         let in_memory = taken.contains(&decl.usr()) || layout::shape(decl.ty()) != Shape::Scalar;
+        if in_memory && self.escaping.contains(&decl.usr()) {
+            let address = self.b.add_local(format!("addr_{}", sanitise(&name)), Sort::Int, Some(self.span(decl)));
+            self.b.push(Command::Havoc { vars: vec![address], span: None });
+            self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
+            self.s.stats.address_taken_locals += 1;
+            return Storage::Shared { address };
+        }
         if in_memory {
             let key = RegionKey::Local { name: format!("{}.{}", self.name, name) };
             let address = self.b.add_local(format!("addr_{}", sanitise(&name)), Sort::Int, Some(self.span(decl)));
@@ -308,6 +433,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     pub fn store_storage(&mut self, storage: &Storage, ty: Type<'_>, value: Expr, span: Option<Span>) {
         match storage {
             Storage::Var(v) => self.b.assign(*v, value, span),
+            Storage::Shared { address } => {
+                if layout::shape(ty) == Shape::Scalar {
+                    let region = self.region(RegionKey::Pointee { ty: layout::type_name(ty) });
+                    self.b.push(Command::Store {
+                        region,
+                        address: Expr::var(*address),
+                        value,
+                        access: crate::ir::AccessKind::Plain,
+                        span,
+                    });
+                }
+            }
             Storage::Memory { key, address } => {
                 if layout::shape(ty) == Shape::Scalar {
                     let region = self.region(key.clone());

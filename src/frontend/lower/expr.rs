@@ -147,8 +147,26 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     }
                 };
             }
+            // `va_arg(ap, T)`: libclang shows the `va_list` operand alone.
+            [only] if is_va_list(only.ty()) && !is_va_list(c.ty()) && !layout::is_pointer(c.ty()) => {
+                self.value(*only);
+                self.approx(ApproxKind::Cast, "value of va_arg".into(), Some(c));
+                return Expr::var(self.havoc_tmp());
+            }
             [only] => *only,
             [.., last] if c.kind() == CursorKind::CStyleCastExpr => *last,
+            // `__builtin_choose_expr(k, a, b)`: a constant choice.
+            [cond, a, b] if constant(*cond).is_some() => {
+                let chosen = if constant(*cond) != Some(0) { *a } else { *b };
+                if chosen.ty().canonical().spelling() == c.ty().canonical().spelling() {
+                    return self.value(chosen);
+                }
+                if let Some(v) = constant(c) {
+                    return Expr::int(v);
+                }
+                self.approx(ApproxKind::UnsupportedConstruct, "compound expression libclang does not expose".into(), Some(c));
+                return Expr::var(self.havoc_tmp());
+            }
             // GNU `a ?: b`: libclang shows the common operand, two opaque
             // copies of it (at the same place) and the alternative.
             [common, copy1, copy2, otherwise]
@@ -300,8 +318,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.address_of(&place, operand.ty(), operand)
             }
             UOp::Deref => {
-                let pointer = self.value(operand);
-                let place = self.pointee_place(pointer, c.ty());
+                let place = self.place(c);
                 self.read(&place, span)
             }
             UOp::Plus | UOp::Extension => self.value(operand),
@@ -689,6 +706,12 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         self.b.assume(Expr::and(Expr::le(start, Expr::var(a)), Expr::lt(Expr::var(a), super::place::add_offset(object.address.clone(), end))), None);
         Place::Mem { key, address: Expr::var(a) }
     }
+}
+
+/// Whether a type is `va_list` (`__builtin_va_list`).
+fn is_va_list(ty: Type<'_>) -> bool {
+    let t = ty.canonical().spelling();
+    t.contains("__va_list_tag") || t.contains("__builtin_va_list")
 }
 
 /// Enum constants and other declarations with a constant value.

@@ -95,11 +95,25 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// The place an lvalue designates, emitting the loads its address needs.
     pub fn place(&mut self, c: Cursor<'t>) -> Place<'t> {
         let c = super::expr::strip_parens(c);
+        // An implicit conversion that keeps the type (lvalue-to-rvalue, no
+        // op) designates what its operand designates.
+        if c.kind() == CursorKind::UnexposedExpr {
+            if let [inner] = c.children().as_slice() {
+                if inner.ty().canonical().spelling() == c.ty().canonical().spelling() && !matches!(inner.kind(), CursorKind::TypeRef) {
+                    return self.place(*inner);
+                }
+            }
+        }
         match c.kind() {
             CursorKind::DeclRefExpr => self.decl_place(c),
             CursorKind::MemberRefExpr => self.member_place(c),
             CursorKind::ArraySubscriptExpr => self.subscript_place(c),
             CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Deref => match c.children().first() {
+                // `*&x`, and `*(volatile T *)&x` as READ_ONCE writes it, is `x`.
+                Some(&operand) if address_of_same_type(operand, c) => {
+                    let object = strip_pointer_casts(operand).children()[0];
+                    self.place(object)
+                }
                 Some(&operand) => {
                     let pointer = self.value(operand);
                     self.pointee_place(pointer, c.ty())
@@ -151,6 +165,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 if let Some(storage) = self.locals.get(&decl.usr()).cloned() {
                     return match storage {
                         Storage::Var(v) => Place::Var(v),
+                        Storage::Shared { address } => self.object_or_scalar(Expr::var(address), decl.ty(), Owner::Heap, None),
                         Storage::Memory { key, address } => self.object_or_scalar(Expr::var(address), decl.ty(), Owner::Local(key.clone()), Some(key)),
                     };
                 }
@@ -410,6 +425,34 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             Place::Function(f) => self.function_address(*f),
         }
     }
+}
+
+/// The operand with pointer casts (implicit or explicit) removed.
+fn strip_pointer_casts(mut c: Cursor<'_>) -> Cursor<'_> {
+    loop {
+        let next = match c.kind() {
+            CursorKind::ParenExpr => c.children().first().copied(),
+            CursorKind::CStyleCastExpr | CursorKind::UnexposedExpr if layout::is_pointer(c.ty()) => match c.children().as_slice() {
+                [.., last] if layout::is_pointer(last.ty()) => Some(*last),
+                _ => None,
+            },
+            _ => None,
+        };
+        match next {
+            Some(n) => c = n,
+            None => return c,
+        }
+    }
+}
+
+/// Whether `pointer` is `&x` (through pointer casts) with `x` of the type
+/// the dereference `deref` reads, qualifiers aside.
+fn address_of_same_type(pointer: Cursor<'_>, deref: Cursor<'_>) -> bool {
+    let inner = strip_pointer_casts(pointer);
+    if inner.kind() != CursorKind::UnaryOperator || inner.unary_operator() != UnaryOperator::AddrOf {
+        return false;
+    }
+    inner.children().first().is_some_and(|x| layout::type_name(x.ty()) == layout::type_name(deref.ty()))
 }
 
 /// An expression through an implicit array-to-pointer decay.

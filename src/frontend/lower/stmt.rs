@@ -427,6 +427,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let span = Some(self.span(decl));
         let place = match &storage {
             super::context::Storage::Var(v) => Place::Var(*v),
+            super::context::Storage::Shared { address } => match layout::shape(decl.ty()) {
+                Shape::Scalar | Shape::Opaque => Place::Mem {
+                    key: crate::frontend::lower::regions::RegionKey::Pointee { ty: layout::type_name(decl.ty()) },
+                    address: Expr::var(*address),
+                },
+                Shape::Record | Shape::Array => Place::Object(super::place::Object {
+                    address: Expr::var(*address),
+                    ty: decl.ty(),
+                    owner: super::place::Owner::Heap,
+                    field_key: None,
+                }),
+            },
             super::context::Storage::Memory { key, address } => match layout::shape(decl.ty()) {
                 Shape::Scalar | Shape::Opaque => Place::Mem { key: key.clone(), address: Expr::var(*address) },
                 Shape::Record | Shape::Array => Place::Object(super::place::Object {
@@ -446,6 +458,15 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         if let Some(held) = self.last_acquired.take() {
             self.lock_holders.insert(holder, held);
+        } else if let Some(kind) = layout::pointee(decl.ty()).and_then(|t| self.lock_kind_of(t)) {
+            // `struct mutex *m = &f->lock;` never assigned again: `m` names
+            // that lock wherever it is used.
+            if !assigned_after_declaration(self.function, decl) {
+                let identity = self.lock_identity(init);
+                if identity.key().is_some() {
+                    self.lock_holders.insert(holder, (identity, kind));
+                }
+            }
         }
     }
 
@@ -480,6 +501,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             return self.write(place, v, Some(self.span(init)));
         };
         let init = super::expr::strip_parens(init);
+        if layout::shape(ty) == Shape::Scalar {
+            // A scalar in an object (a compound literal `(int){ 7 }`).
+            let key = object.field_key.clone().unwrap_or(crate::frontend::lower::regions::RegionKey::Pointee { ty: layout::type_name(ty) });
+            let target = Place::Mem { key, address: object.address.clone() };
+            let v = self.value(init);
+            return self.write(&target, v, Some(self.span(init)));
+        }
         if init.kind() != CursorKind::InitListExpr {
             if layout::shape(init.ty()) == Shape::Record {
                 let src = self.place(init);
@@ -496,59 +524,75 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             let p = self.leaf_place(object, &leaf);
             self.write(&p, Expr::int(0), Some(self.span(init)));
         }
-        let elements = init.children();
         match layout::shape(ty) {
-            Shape::Record => {
-                let fields = ty.canonical().fields();
-                let mut next = 0usize;
-                for element in elements {
-                    let (field, value) = match designated(element) {
-                        Some((field, value)) => {
-                            next = fields.iter().position(|f| *f == field).map_or(fields.len(), |i| i + 1);
-                            (Some(field), value)
-                        }
-                        None => {
-                            let f = fields.get(next).copied();
-                            next += 1;
-                            (f, element)
-                        }
-                    };
-                    let Some(field) = field else { continue };
-                    let offset = ty.canonical().offset_of(&field.spelling()).unwrap_or(0) / 8;
-                    let sub = super::place::add_offset(object.address.clone(), offset as i128);
-                    let sub_place = self.subobject_place(object, field, sub);
-                    self.initialise(&sub_place, field.ty(), value);
-                }
-            }
-            Shape::Array => {
-                let Some(element_ty) = layout::pointee(ty) else { return };
-                let size = layout::size_of(element_ty) as i128;
-                for (i, element) in elements.into_iter().enumerate() {
-                    let element = match designated(element) {
-                        Some((_, value)) => {
-                            // `[k] = v`: the index is not exposed; any element.
-                            self.approx(ApproxKind::Cast, "array designator: the element written is arbitrary".into(), Some(element));
-                            value
-                        }
-                        None => element,
-                    };
-                    let address = super::place::add_offset(object.address.clone(), i as i128 * size);
-                    let sub = match layout::shape(element_ty) {
-                        Shape::Scalar | Shape::Opaque => Place::Mem {
-                            key: object.field_key.clone().unwrap_or(crate::frontend::lower::regions::RegionKey::Pointee { ty: layout::type_name(element_ty) }),
-                            address,
-                        },
-                        Shape::Record | Shape::Array => Place::Object(super::place::Object {
-                            address,
-                            ty: element_ty,
-                            owner: object.owner.clone(),
-                            field_key: object.field_key.clone(),
-                        }),
-                    };
-                    self.initialise(&sub, element_ty, element);
-                }
-            }
+            Shape::Record => self.initialise_record(object, ty, init),
+            Shape::Array => self.initialise_array(object, ty, init),
             Shape::Scalar | Shape::Opaque => {}
+        }
+    }
+
+    fn initialise_record(&mut self, object: &super::place::Object<'t>, ty: Type<'t>, init: Cursor<'t>) {
+        let fields = ty.canonical().fields();
+        let mut next = 0usize;
+        for element in init.children() {
+            let (chain, value) = match designated(element) {
+                Some((chain, value)) => {
+                    let first = chain[0];
+                    next = fields.iter().position(|f| *f == first).map_or(fields.len(), |i| i + 1);
+                    (chain, value)
+                }
+                None => {
+                    let Some(&f) = fields.get(next) else { continue };
+                    next += 1;
+                    (vec![f], element)
+                }
+            };
+            // `.a.b.c = v`: walk down the chain, summing offsets.
+            let mut current = object.clone();
+            let mut record = ty;
+            let last = chain.len() - 1;
+            for (i, field) in chain.into_iter().enumerate() {
+                let offset = record.canonical().offset_of(&field.spelling()).unwrap_or(0) / 8;
+                let address = super::place::add_offset(current.address.clone(), offset as i128);
+                let sub = self.subobject_place(&current, field, address);
+                if i == last {
+                    self.initialise(&sub, field.ty(), value);
+                } else if let Place::Object(o) = sub {
+                    current = o;
+                    record = field.ty();
+                }
+            }
+        }
+    }
+
+    fn initialise_array(&mut self, object: &super::place::Object<'t>, ty: Type<'t>, init: Cursor<'t>) {
+        let Some(element_ty) = layout::pointee(ty) else { return };
+        let size = layout::size_of(element_ty) as i128;
+        let mut next: i128 = 0;
+        for element in init.children() {
+            // `[k] = v` and GNU `[lo ... hi] = v`: libclang exposes the
+            // indexes as constant children before the value.
+            let (lo, hi, value) = match array_designator(element) {
+                Some((lo, hi, value)) => (lo, hi, value),
+                None => (next, next, element),
+            };
+            next = hi + 1;
+            for index in lo..=hi.min(lo + 4096) {
+                let address = super::place::add_offset(object.address.clone(), index * size);
+                let sub = match layout::shape(element_ty) {
+                    Shape::Scalar | Shape::Opaque => Place::Mem {
+                        key: object.field_key.clone().unwrap_or(crate::frontend::lower::regions::RegionKey::Pointee { ty: layout::type_name(element_ty) }),
+                        address,
+                    },
+                    Shape::Record | Shape::Array => Place::Object(super::place::Object {
+                        address,
+                        ty: element_ty,
+                        owner: object.owner.clone(),
+                        field_key: object.field_key.clone(),
+                    }),
+                };
+                self.initialise(&sub, element_ty, value);
+            }
         }
     }
 
@@ -674,6 +718,39 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 }
 
+/// Whether `variable` is assigned (or has its address taken) anywhere in
+/// `function` besides its declaration.
+fn assigned_after_declaration(function: Cursor<'_>, variable: Cursor<'_>) -> bool {
+    fn names(c: Cursor<'_>, variable: Cursor<'_>) -> bool {
+        let c = super::expr::strip_parens(c);
+        c.kind() == CursorKind::DeclRefExpr && c.referenced().is_some_and(|d| d == variable)
+    }
+    let mut found = false;
+    fn walk(c: Cursor<'_>, variable: Cursor<'_>, found: &mut bool) {
+        c.for_each_child(|child| {
+            let writes = match child.kind() {
+                CursorKind::BinaryOperator | CursorKind::CompoundAssignOperator => {
+                    matches!(child.binary_operator(), Op::Assign) || child.kind() == CursorKind::CompoundAssignOperator
+                }
+                CursorKind::UnaryOperator => matches!(
+                    child.unary_operator(),
+                    UOp::PostInc | UOp::PostDec | UOp::PreInc | UOp::PreDec | UOp::AddrOf
+                ),
+                _ => false,
+            };
+            if writes && child.children().first().is_some_and(|target| names(*target, variable)) {
+                *found = true;
+            }
+            if !*found {
+                walk(child, variable, found);
+            }
+            !*found
+        });
+    }
+    walk(function, variable, &mut found);
+    found
+}
+
 /// Every label inside `c`.
 fn collect_labels(c: Cursor<'_>, out: &mut Vec<String>) {
     c.for_each_child(|child| {
@@ -719,8 +796,9 @@ fn collect_cases<'t>(c: Cursor<'t>, out: &mut Vec<Cursor<'t>>) {
     }
 }
 
-/// A designated initializer element (`.f = v`): the field and the value.
-fn designated<'t>(element: Cursor<'t>) -> Option<(Cursor<'t>, Cursor<'t>)> {
+/// A designated initializer element (`.a.b = v`): the fields of the
+/// designator, outermost first, and the value.
+fn designated<'t>(element: Cursor<'t>) -> Option<(Vec<Cursor<'t>>, Cursor<'t>)> {
     if element.kind() != CursorKind::UnexposedExpr {
         return None;
     }
@@ -728,8 +806,25 @@ fn designated<'t>(element: Cursor<'t>) -> Option<(Cursor<'t>, Cursor<'t>)> {
     if children.first().is_none_or(|c| c.kind() != CursorKind::MemberRef) {
         return None;
     }
-    let field = children.iter().take_while(|c| c.kind() == CursorKind::MemberRef).last()?.referenced()?;
-    Some((field, *children.last()?))
+    let chain: Vec<Cursor<'t>> =
+        children.iter().take_while(|c| c.kind() == CursorKind::MemberRef).filter_map(|m| m.referenced()).collect();
+    if chain.is_empty() {
+        return None;
+    }
+    Some((chain, *children.last()?))
+}
+
+/// An array designator element (`[k] = v`, `[lo ... hi] = v`): the index
+/// range and the value.
+fn array_designator<'t>(element: Cursor<'t>) -> Option<(i128, i128, Cursor<'t>)> {
+    if element.kind() != CursorKind::UnexposedExpr {
+        return None;
+    }
+    match element.children().as_slice() {
+        [k, value] => Some((super::expr::constant(*k)?, super::expr::constant(*k)?, *value)),
+        [lo, hi, value] => Some((super::expr::constant(*lo)?, super::expr::constant(*hi)?, *value)),
+        _ => None,
+    }
 }
 
 /// Splits a `for` header's children (the body removed) into
