@@ -432,6 +432,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         span: Option<crate::diagnostics::Span>,
     ) {
         let (Some(&cursor), Some(address)) = (args.get(arg), values.get(arg)) else { return };
+        // An optional pointer argument passed as NULL: no access at all.
+        if super::expr::constant(cursor) == Some(0) || *address == Expr::int(0) {
+            return;
+        }
         // See through `(void *)&x`: the pointee's real type.
         let inner = see_through_void_casts(cursor);
         let Some(pointee) = layout::pointee(inner.ty()) else { return };
