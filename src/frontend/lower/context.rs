@@ -196,39 +196,26 @@ pub fn lower_function_with(
     let taken = f.address_taken.clone();
     for (param, var) in function.arguments().into_iter().zip(params) {
         let storage = f.declare_local(param, &taken);
-        match (&storage, layout::shape(param.ty())) {
-            (Storage::Shared { address }, Shape::Record) => {
-                let src = super::place::Place::Object(super::place::Object {
-                    address: Expr::var(var),
-                    ty: param.ty(),
-                    owner: super::place::Owner::Heap,
-                    field_key: None,
-                });
-                let dst = super::place::Place::Object(super::place::Object {
-                    address: Expr::var(*address),
-                    ty: param.ty(),
-                    owner: super::place::Owner::Heap,
-                    field_key: None,
-                });
-                f.copy_object(&src, &dst, param.ty(), None);
-            }
-            // A record passed by value: the callee's copy of the caller's.
+        // A record passed by value: the callee's copy of the caller's, in
+        // the local's own region or, when its address escapes, the shared
+        // field regions.
+        let copy_into = match (&storage, layout::shape(param.ty())) {
+            (Storage::Shared { address }, Shape::Record) => Some((*address, super::place::Owner::Heap, None)),
             (Storage::Memory { key, address }, Shape::Record) => {
-                let src = super::place::Place::Object(super::place::Object {
-                    address: Expr::var(var),
-                    ty: param.ty(),
-                    owner: super::place::Owner::Heap,
-                    field_key: None,
-                });
-                let dst = super::place::Place::Object(super::place::Object {
-                    address: Expr::var(*address),
-                    ty: param.ty(),
-                    owner: super::place::Owner::Local(key.clone()),
-                    field_key: Some(key.clone()),
-                });
+                Some((*address, super::place::Owner::Local(key.clone()), Some(key.clone())))
+            }
+            _ => None,
+        };
+        match copy_into {
+            Some((address, owner, field_key)) => {
+                let object = |address: VarId, owner, field_key| {
+                    super::place::Place::Object(super::place::Object { address: Expr::var(address), ty: param.ty(), owner, field_key })
+                };
+                let src = object(var, super::place::Owner::Heap, None);
+                let dst = object(address, owner, field_key);
                 f.copy_object(&src, &dst, param.ty(), None);
             }
-            _ => f.store_storage(&storage, param.ty(), Expr::var(var), None),
+            None => f.store_storage(&storage, param.ty(), Expr::var(var), None),
         }
         f.locals.insert(param.usr(), storage);
     }

@@ -11,7 +11,7 @@
 //! happen only on the paths C evaluates them on.
 
 use super::context::FnLower;
-use super::layout::{self, Shape};
+use super::layout::{self, Shape, is_unsigned};
 use super::place::{Object, Owner, Place};
 use super::regions::{MergeReason, RegionKey};
 use crate::frontend::clang::{BinaryOperator as Op, CExpr, CSyntax, Cursor, CursorKind, EvalValue, Type, TypeKind, UnaryOperator as UOp};
@@ -718,22 +718,4 @@ fn is_va_list(ty: Type<'_>) -> bool {
 fn constant_decl(c: Cursor<'_>) -> Option<i128> {
     let decl = c.referenced()?;
     (decl.kind() == CursorKind::EnumConstantDecl).then(|| constant(c)).flatten()
-}
-
-/// Whether an integer type is unsigned (pointers count as unsigned).
-pub fn is_unsigned(ty: Type<'_>) -> bool {
-    matches!(
-        ty.canonical().kind(),
-        TypeKind::Bool
-            | TypeKind::Char_U
-            | TypeKind::UChar
-            | TypeKind::Char16
-            | TypeKind::Char32
-            | TypeKind::UShort
-            | TypeKind::UInt
-            | TypeKind::ULong
-            | TypeKind::ULongLong
-            | TypeKind::UInt128
-            | TypeKind::Pointer
-    )
 }

@@ -48,11 +48,10 @@ pub fn is_bool(ty: Type<'_>) -> bool {
     ty.canonical().kind() == TypeKind::Bool
 }
 
-/// Whether the type is a signed or unsigned integer, enum or bool.
-pub fn is_integral(ty: Type<'_>) -> bool {
-    let t = ty.canonical();
+/// Whether the type is an unsigned integer type (or bool).
+fn is_unsigned_integer(kind: TypeKind) -> bool {
     matches!(
-        t.kind(),
+        kind,
         TypeKind::Bool
             | TypeKind::Char_U
             | TypeKind::UChar
@@ -63,16 +62,32 @@ pub fn is_integral(ty: Type<'_>) -> bool {
             | TypeKind::ULong
             | TypeKind::ULongLong
             | TypeKind::UInt128
-            | TypeKind::Char_S
-            | TypeKind::SChar
-            | TypeKind::WChar
-            | TypeKind::Short
-            | TypeKind::Int
-            | TypeKind::Long
-            | TypeKind::LongLong
-            | TypeKind::Int128
-            | TypeKind::Enum
     )
+}
+
+/// Whether the type is a signed or unsigned integer, enum or bool.
+pub fn is_integral(ty: Type<'_>) -> bool {
+    let kind = ty.canonical().kind();
+    is_unsigned_integer(kind)
+        || matches!(
+            kind,
+            TypeKind::Char_S
+                | TypeKind::SChar
+                | TypeKind::WChar
+                | TypeKind::Short
+                | TypeKind::Int
+                | TypeKind::Long
+                | TypeKind::LongLong
+                | TypeKind::Int128
+                | TypeKind::Enum
+        )
+}
+
+/// Whether values of the type are unsigned: unsigned integers, bool and
+/// pointers (an enum counts as signed).
+pub fn is_unsigned(ty: Type<'_>) -> bool {
+    let kind = ty.canonical().kind();
+    is_unsigned_integer(kind) || kind == TypeKind::Pointer
 }
 
 /// The size in bytes; 1 for `void` and function types, as GNU C's pointer
