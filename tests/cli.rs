@@ -195,14 +195,19 @@ fn pairs_are_all_pairs_of_non_exit_entry_points() {
     let f = write(&dir, "small.c", SMALL_DRIVER.as_bytes());
     let o = racewatch(&["pairs", &f]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    // s_read, s_write, s_irq, s_init: 4 * 5 / 2 = 10 pairs; s_exit excluded.
+    // s_read, s_write, s_irq, s_init: 4 * 5 / 2 = 10 pairs, s_exit's 5 pairs
+    // removed by the exit-role rule; the kernel serialisation rules
+    // (kernel-models/serialisation/) remove 2 more self-pairs: s_irq's
+    // (irq-handler-not-reentered: one line never runs its handler on two CPUs
+    // at once, and s_irq is requested once) and s_init's (module-init-once:
+    // a module's init function runs once). 8 kept, 7 removed.
     let out = stdout(&o);
-    assert!(out.contains("10 pairs of 5 entry points (1 excluded as exit)"), "{out}");
+    assert!(out.contains("5 entry points, 8 pairs kept, 7 removed by kernel serialisation"), "{out}");
     assert!(!out.contains("s_exit"), "{out}");
     let o = racewatch(&["pairs", "--xml", &f]);
     let xml = stdout(&o);
     assert!(xml.contains(r#"<driver name="small.c""#), "{xml}");
-    assert_eq!(xml.matches("<pair ").count(), 10, "{xml}");
+    assert_eq!(xml.matches("<pair ").count(), 8, "{xml}");
     assert!(xml.contains(r#"<pair ep1="s_read" ep2="s_read"/>"#), "self-pairs are kept: {xml}");
     assert!(xml.contains(r#"<pair ep1="s_read" ep2="s_irq"/>"#), "{xml}");
 }
@@ -360,4 +365,96 @@ fn ivl_prints_one_function_or_the_statistics() {
     assert!(out.contains("functions") && out.contains("procedures"), "{out}");
     // Bad input is handled as by every command.
     assert_eq!(racewatch(&["ivl", "/nonexistent.c"]).status.code(), Some(2));
+}
+
+/// The row of `pairs --verbose` naming this removed pair, whitespace
+/// collapsed: `ep1 ep2 rules`.
+fn removed_row(out: &str, ep1: &str, ep2: &str) -> Option<String> {
+    let section = out.split("removed (pair, rules):").nth(1)?;
+    section.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).find(|l| l.starts_with(&format!("{ep1} {ep2} ")))
+}
+
+#[test]
+fn pairs_verbose_names_the_rule_that_removed_each_pair() {
+    let dir = scratch("pairs-verbose");
+    let f = write(&dir, "small.c", SMALL_DRIVER.as_bytes());
+    let plain = stdout(&racewatch(&["pairs", &f]));
+    assert!(!plain.contains("removed (pair, rules):"), "only --verbose lists removed pairs: {plain}");
+    let o = racewatch(&["pairs", "--verbose", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("5 entry points, 8 pairs kept, 7 removed by kernel serialisation"), "{out}");
+    assert_eq!(removed_row(&out, "s_irq", "s_irq").as_deref(), Some("s_irq s_irq irq-handler-not-reentered"), "{out}");
+    assert_eq!(removed_row(&out, "s_init", "s_init").as_deref(), Some("s_init s_init module-init-once"), "{out}");
+    assert_eq!(removed_row(&out, "s_read", "s_exit").as_deref(), Some("s_read s_exit exit-role"), "{out}");
+    assert_eq!(removed_row(&out, "s_read", "s_irq"), None, "a kept pair is not listed as removed: {out}");
+    assert_eq!(out.lines().filter(|l| l.contains("exit-role")).count(), 5, "{out}");
+
+    // The XML lists the removed pairs after the kept ones, each with its rules.
+    let xml = stdout(&racewatch(&["pairs", "--xml", &f]));
+    assert_eq!(xml.matches("<removed ").count(), 7, "{xml}");
+    assert!(xml.contains(r#"<removed ep1="s_irq" ep2="s_irq" rule="irq-handler-not-reentered"/>"#), "{xml}");
+    assert!(xml.contains(r#"<removed ep1="s_init" ep2="s_exit" rule="exit-role"/>"#), "{xml}");
+    assert!(xml.contains(r#"<pair ep1="s_read" ep2="s_irq"/>"#), "{xml}");
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!("malformed XML: {e}\n{xml}"),
+        }
+    }
+}
+
+/// A models directory with the shipped entry-point models and `rules` as its
+/// only serialisation file.
+fn models_with_rules(dir: &Path, rules: &str) -> String {
+    let models = dir.join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernel-models/entry-points")).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, models.join(p.file_name().unwrap())).unwrap();
+    }
+    write(&models, "rules.xml", format!(r#"<kernel-model kernel="6.12">{rules}</kernel-model>"#).as_bytes());
+    models.display().to_string()
+}
+
+#[test]
+fn serialisation_rules_are_data_read_from_the_models_directory() {
+    let dir = scratch("pairs-rules");
+    let f = write(&dir, "small.c", SMALL_DRIVER.as_bytes());
+    // A rule of one's own, with no code change: read and write of this
+    // (imaginary) device serialised with each other.
+    let models = models_with_rules(
+        &dir,
+        r#"<serialised name="test-read-write" pairs="between" scope="device" kernel="6.12"
+             reason="test: an imaginary lock around read and write">
+             <select origin="file_operations.read"/><with origin="file_operations.write"/>
+           </serialised>"#,
+    );
+    let o = racewatch(&["pairs", "--verbose", "--models", &models, &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    // Only this rule: the shipped exit, irq and init rules are not in the directory.
+    assert!(out.contains("5 entry points, 14 pairs kept, 1 removed by kernel serialisation"), "{out}");
+    assert_eq!(removed_row(&out, "s_read", "s_write").as_deref(), Some("s_read s_write test-read-write"), "{out}");
+
+    // A malformed rule is one clean error naming the file and the problem.
+    let cases = [
+        (r#"<serialised name="r" pairs="both" scope="global" kernel="6.12"><select kind="irq"/></serialised>"#, "reason"),
+        (r#"<serialised name="r" pairs="sometimes" scope="global" kernel="6.12" reason="x"><select kind="irq"/></serialised>"#, "unknown pairs `sometimes`"),
+        (r#"<serialised name="r" pairs="both" scope="global" kernel="6.12" reason="x"><select origin="timer_list.functoin"/></serialised>"#, "no entry point of `timer_list.functoin`"),
+        (r#"<serialised name="r" pairs="both" scope="global" kernel="6.12" reason="x"><select origin="netdev.ops"/></serialised>"#, "`netdev` is not a modelled <ops-struct>"),
+    ];
+    for (rule, message) in cases {
+        let dir = scratch("pairs-bad-rule");
+        let f = write(&dir, "small.c", SMALL_DRIVER.as_bytes());
+        let models = models_with_rules(&dir, rule);
+        let o = racewatch(&["pairs", "--models", &models, &f]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{rule}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("rules.xml: error: invalid kernel model") && err.contains(message), "{rule}: {err}");
+    }
 }

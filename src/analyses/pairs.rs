@@ -1,16 +1,44 @@
-//! Candidate pairs of entry points that may run concurrently.
+//! Pairs of entry points that may run concurrently.
+//!
+//! # Algorithm
 //!
 //! Every unordered pair of entry points, self-pairs included (two CPUs may
-//! run the same `read` for two tasks), minus the pairs with an exit entry
-//! point: `module_exit` and `remove` run after the kernel has stopped calling
-//! into the device, so they race with nothing of the driver's. The kernel's
-//! further serialisation (device lock, RTNL, one handler per IRQ line) is a
-//! later, data-driven pass; until then the list over-approximates, which is
-//! the sound direction: a pair kept too many may cost a false alarm, never a
-//! missed race.
+//! run the same `read` for two tasks), is a candidate; the kernel's
+//! serialisation rules (`kernel-models/serialisation/`, parsed into
+//! [`SerialisationRule`]s) then remove the pairs the kernel never runs at the
+//! same time. A pair is removed when any rule matches it, and every matching
+//! rule is recorded, so the output can say why.
+//!
+//! A rule selects entry points by their registrations (origins): a
+//! [`Selector`] constrains one origin (the structure field it was stored in,
+//! the registration call it was passed to, its kind, its role), a set of
+//! selectors is their union, and **an entry point matches a set only if every
+//! one of its origins matches some selector of the set**. A function
+//! registered both as `ndo_open` (called under RTNL) and as a work function
+//! (called without) runs outside RTNL too, so "under RTNL" holds of it only
+//! if every way the kernel can call it is covered. Relations: `both` (both
+//! entry points match the selected set), `between` (one matches the selected
+//! set, the other the partner set), `self` (the self-pair of a matching entry
+//! point with at most `max-registrations` origins: one IRQ handler registered
+//! on two lines runs on both at once).
+//!
+//! Cost: one pass over the origins per rule and entry point, then a constant
+//! check per rule and pair; pairs are quadratic in the entry points anyway.
+//!
+//! # Soundness
+//!
+//! Removing a pair is an under-approximation unless the kernel really
+//! serialises it: each rule's reason names the mechanism and the 6.12 code
+//! that guarantees it, and docs/soundness.md ("Pairs") lists what the rules
+//! assume: the exit rule (exit entry points run after everything else), the
+//! scope of `device` and `object` rules (the exclusion holds for calls on one
+//! device or one kernel object; a registration executed for several objects
+//! is counted once), and the transmit-lock rule's LLTX and multi-queue
+//! caveats. Without rules (a `--models` directory with none) every pair is
+//! kept: the over-approximation, never a missed race.
 
-use crate::frontend::entry_points::DriverEntryPoints;
-use crate::models::Role;
+use crate::frontend::entry_points::{DriverEntryPoints, EntryPoint, Origin, Via};
+use crate::models::{KernelModels, Relation, Selector, SerialisationRule};
 
 /// Two entry points that may run at the same time, as indexes into
 /// [`DriverEntryPoints::entry_points`]; `first <= second`.
@@ -22,15 +50,197 @@ pub struct Pair {
     pub second: usize,
 }
 
-/// All candidate pairs, in order.
-pub fn candidate_pairs(driver: &DriverEntryPoints) -> Vec<Pair> {
-    let live: Vec<usize> =
-        (0..driver.entry_points.len()).filter(|&i| driver.entry_points[i].role() != Role::Exit).collect();
-    let mut pairs = Vec::with_capacity(live.len() * (live.len() + 1) / 2);
-    for (n, &first) in live.iter().enumerate() {
-        for &second in &live[n..] {
-            pairs.push(Pair { first, second });
+/// A pair the kernel serialises, with the rules that say so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removed<'r> {
+    /// The pair.
+    pub pair: Pair,
+    /// Every rule that matches it, in rule order; at least one.
+    pub rules: Vec<&'r SerialisationRule>,
+}
+
+/// Every candidate pair of one driver, kept or removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pairs<'r> {
+    /// The pairs that may run concurrently, in order.
+    pub kept: Vec<Pair>,
+    /// The pairs the kernel serialises, in order.
+    pub removed: Vec<Removed<'r>>,
+}
+
+/// The pairs that may run concurrently under the models' serialisation
+/// rules, in order.
+pub fn candidate_pairs(driver: &DriverEntryPoints, models: &KernelModels) -> Vec<Pair> {
+    classify_pairs(driver, &models.serialisation).kept
+}
+
+/// Every unordered pair of `driver`'s entry points, self-pairs included,
+/// split into those `rules` remove and those they keep.
+pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationRule]) -> Pairs<'r> {
+    let eps = &driver.entry_points;
+    // Per rule and entry point: matches the selected set, the partner set.
+    let selected: Vec<Vec<bool>> = rules.iter().map(|r| eps.iter().map(|e| matches_set(e, &r.selected)).collect()).collect();
+    let partners: Vec<Vec<bool>> = rules.iter().map(|r| eps.iter().map(|e| matches_set(e, &r.partners)).collect()).collect();
+    let mut out = Pairs::default();
+    for first in 0..eps.len() {
+        for second in first..eps.len() {
+            let matching: Vec<&SerialisationRule> = rules
+                .iter()
+                .enumerate()
+                .filter(|&(k, rule)| {
+                    let (a, b) = (&selected[k], &partners[k]);
+                    match rule.relation {
+                        Relation::Both => a[first] && a[second],
+                        Relation::Between => (a[first] && b[second]) || (b[first] && a[second]),
+                        Relation::SelfPair => {
+                            first == second
+                                && a[first]
+                                && rule.max_registrations.is_none_or(|max| eps[first].origins.len() <= max)
+                        }
+                    }
+                })
+                .map(|(_, rule)| rule)
+                .collect();
+            let pair = Pair { first, second };
+            if matching.is_empty() {
+                out.kept.push(pair);
+            } else {
+                out.removed.push(Removed { pair, rules: matching });
+            }
         }
     }
-    pairs
+    out
+}
+
+/// Whether every origin of `entry` matches some selector of `set` (an empty
+/// set matches nothing).
+pub fn matches_set(entry: &EntryPoint, set: &[Selector]) -> bool {
+    !set.is_empty() && entry.origins.iter().all(|o| set.iter().any(|s| matches_origin(s, o)))
+}
+
+/// Whether one registration meets every constraint of the selector.
+pub fn matches_origin(selector: &Selector, origin: &Origin) -> bool {
+    if selector.kind.is_some_and(|k| k != origin.kind) {
+        return false;
+    }
+    if selector.role.is_some_and(|r| !r.admits(origin.kind.role())) {
+        return false;
+    }
+    if let Some(record) = &selector.record {
+        let Via::Field { record: r, field: f } = &origin.via else { return false };
+        if r != record || selector.field.as_ref().is_some_and(|field| field != f) {
+            return false;
+        }
+    }
+    if let Some(call) = &selector.call {
+        let Via::Call { function, .. } = &origin.via else { return false };
+        if function != call {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Span;
+    use crate::models::{EntryKind, RoleSelector, Scope};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn origin(kind: EntryKind, via: Via) -> Origin {
+        Origin { kind, via, holder: None, span: Span { file: Arc::from(Path::new("t.c")), line: 1, column: 1 } }
+    }
+
+    fn field(kind: EntryKind, record: &str, field: &str) -> Origin {
+        origin(kind, Via::Field { record: record.into(), field: field.into() })
+    }
+
+    fn call(kind: EntryKind, function: &str) -> Origin {
+        origin(kind, Via::Call { function: function.into(), written: function.into() })
+    }
+
+    fn ep(name: &str, origins: Vec<Origin>) -> EntryPoint {
+        EntryPoint { function: name.into(), span: origins[0].span.clone(), origins }
+    }
+
+    fn rule(name: &str, relation: Relation, selected: Vec<Selector>, partners: Vec<Selector>, max: Option<usize>) -> SerialisationRule {
+        SerialisationRule {
+            name: name.into(),
+            relation,
+            scope: Scope::Global,
+            selected,
+            partners,
+            max_registrations: max,
+            kernel: "6.12".into(),
+            reason: "test".into(),
+        }
+    }
+
+    fn origin_sel(record: &str, f: &str) -> Selector {
+        Selector { record: Some(record.into()), field: Some(f.into()), ..Selector::default() }
+    }
+
+    fn verdicts(d: &DriverEntryPoints, rules: &[SerialisationRule]) -> Vec<(String, String, Vec<String>)> {
+        let p = classify_pairs(d, rules);
+        let name = |i: usize| d.entry_points[i].function.clone();
+        let mut out: Vec<_> = p.kept.iter().map(|p| (name(p.first), name(p.second), vec![])).collect();
+        out.extend(p.removed.iter().map(|r| (name(r.pair.first), name(r.pair.second), r.rules.iter().map(|r| r.name.clone()).collect())));
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn an_entry_point_matches_only_if_every_origin_does() {
+        let open = ep("open", vec![field(EntryKind::Callback, "net_device_ops", "ndo_open")]);
+        let stop = ep("stop", vec![field(EntryKind::Callback, "net_device_ops", "ndo_stop")]);
+        let both = ep("both", vec![field(EntryKind::Callback, "net_device_ops", "ndo_open"), field(EntryKind::Work, "work_struct", "func")]);
+        let d = DriverEntryPoints { entry_points: vec![open, stop, both], ..Default::default() };
+        let rtnl = rule("rtnl", Relation::Both, vec![origin_sel("net_device_ops", "ndo_open"), origin_sel("net_device_ops", "ndo_stop")], vec![], None);
+        let v = verdicts(&d, &[rtnl]);
+        let get = |a: &str, b: &str| v.iter().find(|(x, y, _)| x == a && y == b).map(|t| t.2.clone()).unwrap();
+        assert_eq!(get("open", "stop"), vec!["rtnl"]);
+        assert_eq!(get("open", "open"), vec!["rtnl"]);
+        assert!(get("open", "both").is_empty(), "`both` also runs as a work function, outside RTNL");
+        assert!(get("both", "both").is_empty());
+    }
+
+    #[test]
+    fn self_rules_count_registrations_and_between_is_symmetric() {
+        let once = ep("once", vec![call(EntryKind::Irq, "request_irq")]);
+        let twice = ep("twice", vec![call(EntryKind::Irq, "request_irq"), call(EntryKind::Irq, "request_irq")]);
+        let exit = ep("exit", vec![origin(EntryKind::ModuleExit, Via::ModuleHook { shown_as: "module_exit".into() })]);
+        let d = DriverEntryPoints { entry_points: vec![once, twice, exit], ..Default::default() };
+        let irq = Selector { call: Some("request_irq".into()), kind: Some(EntryKind::Irq), ..Selector::default() };
+        let rules = [
+            rule("irq-once", Relation::SelfPair, vec![irq], vec![], Some(1)),
+            rule(
+                "exit-role",
+                Relation::Between,
+                vec![Selector { role: Some(RoleSelector::Is(crate::models::Role::Exit)), ..Selector::default() }],
+                vec![Selector { role: Some(RoleSelector::Any), ..Selector::default() }],
+                None,
+            ),
+        ];
+        let v = verdicts(&d, &rules);
+        let get = |a: &str, b: &str| v.iter().find(|(x, y, _)| x == a && y == b).map(|t| t.2.clone()).unwrap();
+        assert_eq!(get("once", "once"), vec!["irq-once"]);
+        assert!(get("twice", "twice").is_empty(), "two registrations: two lines, may run at once");
+        assert!(get("once", "twice").is_empty());
+        assert_eq!(get("once", "exit"), vec!["exit-role"]);
+        assert_eq!(get("exit", "exit"), vec!["exit-role"]);
+        assert_eq!(v.len(), 6);
+    }
+
+    #[test]
+    fn no_rules_keep_every_pair() {
+        let d = DriverEntryPoints {
+            entry_points: vec![ep("a", vec![call(EntryKind::Irq, "request_irq")]), ep("b", vec![call(EntryKind::Timer, "init_timer_key")])],
+            ..Default::default()
+        };
+        let p = classify_pairs(&d, &[]);
+        assert_eq!(p.kept.len(), 3);
+        assert!(p.removed.is_empty());
+    }
 }

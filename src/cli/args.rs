@@ -22,6 +22,9 @@ pub enum Command {
     Pairs(PairsArgs),
     /// Print the lowered intermediate program of a driver.
     Ivl(IvlArgs),
+    /// Prove each pair of concurrent entry points race-free, or report the
+    /// potential races.
+    Check(super::check::CheckArgs),
 }
 
 /// Options of `racewatch ivl`.
@@ -68,9 +71,14 @@ pub struct PairsArgs {
     /// The files and directories to analyse, and how to compile them.
     #[command(flatten)]
     pub input: InputArgs,
-    /// Write `<driver name="…"><pair ep1="…" ep2="…"/>…</driver>` XML.
+    /// Write `<driver name="…"><pair ep1="…" ep2="…"/>…<removed ep1="…" ep2="…"
+    /// rule="…"/>…</driver>` XML.
     #[arg(long)]
     pub xml: bool,
+    /// Also list the pairs the kernel serialises, each with the rules
+    /// (kernel-models/serialisation/) that removed it.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// What to analyse and how to compile it; shared by every command.

@@ -6,13 +6,14 @@
 //! input, usage), 3 some results unknown.
 
 mod args;
+mod check;
 mod ivl;
 mod render;
 mod xml;
 
 pub use args::{Cli, Command};
 
-use crate::analyses::pairs::candidate_pairs;
+use crate::analyses::pairs::classify_pairs;
 use crate::diagnostics::{FileError, render_file_error};
 use crate::frontend::flags::FlagSource;
 use crate::models::KernelModels;
@@ -48,8 +49,12 @@ pub fn main() -> ExitCode {
     };
     let exit = match cli.command {
         Command::EntryPoints(args) => run_entry_points(&args.input, args.xml, args.timings),
-        Command::Pairs(args) => run_pairs(&args.input, args.xml),
+        Command::Pairs(args) => run_pairs(&args.input, args.xml, args.verbose),
         Command::Ivl(args) => run_ivl(&args),
+        Command::Check(args) => match session(&args.input) {
+            Ok(session) => check::run(&args, session),
+            Err(exit) => exit,
+        },
     };
     ExitCode::from(exit as u8)
 }
@@ -153,18 +158,20 @@ fn run_ivl(args: &args::IvlArgs) -> Exit {
     finish(&[], &failed)
 }
 
-fn run_pairs(input: &InputArgs, as_xml: bool) -> Exit {
-    let (results, errors) = match analyse(input) {
-        Ok(r) => r,
+fn run_pairs(input: &InputArgs, as_xml: bool, verbose: bool) -> Exit {
+    let session = match session(input) {
+        Ok(s) => s,
         Err(exit) => return exit,
     };
-    let pairs: Vec<_> =
-        results.iter().map(|r| r.outcome.as_ref().ok().map(|d| (d, candidate_pairs(d)))).collect();
+    let (files, errors) = session.inputs(&input.paths);
+    let results = session.entry_points(&files);
+    let rules = &session.models.serialisation;
+    let pairs: Vec<_> = results.iter().map(|r| r.outcome.as_ref().ok().map(|d| (d, classify_pairs(d, rules)))).collect();
     let mut stdout = std::io::stdout().lock();
     let written = if as_xml {
         xml::write_pairs(&mut stdout, &results, &pairs)
     } else {
-        render::write_pairs(&mut stdout, &results, &pairs)
+        render::write_pairs(&mut stdout, &results, &pairs, verbose)
     };
     if let Err(e) = written.and_then(|_| stdout.flush()) {
         eprintln!("racewatch: error: cannot write output: {e}");

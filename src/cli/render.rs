@@ -1,6 +1,6 @@
 //! Text output of the entry-point and pairs commands.
 
-use crate::analyses::pairs::Pair;
+use crate::analyses::pairs::Pairs;
 use crate::diagnostics::render_diagnostic;
 use crate::frontend::entry_points::DriverEntryPoints;
 use crate::pipeline::FileResult;
@@ -84,28 +84,40 @@ fn write_table<const N: usize>(out: &mut impl Write, rows: &[[String; N]]) -> io
     Ok(())
 }
 
-/// One block per file: a heading and a row per pair.
+/// One block per file: a heading counting the kept and the removed pairs, a
+/// row per kept pair, and with `verbose` a row per removed pair with the
+/// rules that removed it.
 pub fn write_pairs(
     out: &mut impl Write,
     results: &[FileResult],
-    pairs: &[Option<(&DriverEntryPoints, Vec<Pair>)>],
+    pairs: &[Option<(&DriverEntryPoints, Pairs<'_>)>],
+    verbose: bool,
 ) -> io::Result<()> {
     for (r, p) in results.iter().zip(pairs) {
         let Some((d, pairs)) = p else { continue };
-        let excluded = d.entry_points.iter().filter(|e| e.role() == crate::models::Role::Exit).count();
         writeln!(
             out,
-            "{}: {} of {}{}",
+            "{}: {}, {} kept, {} removed by kernel serialisation",
             r.file.display(),
-            plural(pairs.len(), "pair", "pairs"),
             plural(d.entry_points.len(), "entry point", "entry points"),
-            if excluded > 0 { format!(" ({} excluded as exit)", excluded) } else { String::new() }
+            plural(pairs.kept.len(), "pair", "pairs"),
+            pairs.removed.len(),
         )?;
-        let rows: Vec<[String; 2]> = pairs
-            .iter()
-            .map(|p| [d.entry_points[p.first].function.clone(), d.entry_points[p.second].function.clone()])
-            .collect();
+        let name = |i: usize| d.entry_points[i].function.clone();
+        let rows: Vec<[String; 2]> = pairs.kept.iter().map(|p| [name(p.first), name(p.second)]).collect();
         write_table(out, &rows)?;
+        if verbose && !pairs.removed.is_empty() {
+            writeln!(out, "  removed (pair, rules):")?;
+            let rows: Vec<[String; 3]> = pairs
+                .removed
+                .iter()
+                .map(|x| {
+                    let rules: Vec<&str> = x.rules.iter().map(|r| r.name.as_str()).collect();
+                    [name(x.pair.first), name(x.pair.second), rules.join(", ")]
+                })
+                .collect();
+            write_table(out, &rows)?;
+        }
     }
     Ok(())
 }

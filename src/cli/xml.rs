@@ -1,6 +1,6 @@
 //! XML output: the schemas are documented in docs/entry-points-xml.md.
 
-use crate::analyses::pairs::Pair;
+use crate::analyses::pairs::Pairs;
 use crate::diagnostics::{FileError, Span};
 use crate::frontend::entry_points::{DriverEntryPoints, Origin, Via};
 use crate::pipeline::FileResult;
@@ -127,11 +127,13 @@ pub fn write_entry_points(out: &mut impl Write, results: &[FileResult], errors: 
     writeln!(w.into_inner())
 }
 
-/// The `pairs --xml` document: `<driver name><pair ep1 ep2/>…</driver>`.
+/// The `pairs --xml` document: `<driver name><pair ep1 ep2/>…<removed ep1 ep2
+/// rule/>…</driver>`; `rule` lists every rule that removed the pair, space
+/// separated.
 pub fn write_pairs(
     out: &mut impl Write,
     results: &[FileResult],
-    pairs: &[Option<(&DriverEntryPoints, Vec<Pair>)>],
+    pairs: &[Option<(&DriverEntryPoints, Pairs<'_>)>],
 ) -> io::Result<()> {
     let mut w = Writer::new_with_indent(out, b' ', 2);
     header(&mut w)?;
@@ -139,10 +141,17 @@ pub fn write_pairs(
         match (p, &r.outcome) {
             (Some((d, pairs)), _) => {
                 start(&mut w, "driver", &[("name", driver_name(r)), ("file", r.file.display().to_string())])?;
-                for p in pairs {
-                    let ep1 = d.entry_points[p.first].function.clone();
-                    let ep2 = d.entry_points[p.second].function.clone();
-                    empty(&mut w, "pair", &[("ep1", ep1), ("ep2", ep2)])?;
+                let name = |i: usize| d.entry_points[i].function.clone();
+                for p in &pairs.kept {
+                    empty(&mut w, "pair", &[("ep1", name(p.first)), ("ep2", name(p.second))])?;
+                }
+                for x in &pairs.removed {
+                    let rules: Vec<&str> = x.rules.iter().map(|r| r.name.as_str()).collect();
+                    empty(
+                        &mut w,
+                        "removed",
+                        &[("ep1", name(x.pair.first)), ("ep2", name(x.pair.second)), ("rule", rules.join(" "))],
+                    )?;
                 }
                 end(&mut w, "driver")?;
             }

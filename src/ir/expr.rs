@@ -290,6 +290,26 @@ impl Expr {
         Expr::binary(BinaryOp::Or, a, b)
     }
 
+    /// The conjunction of all, `true` for none.
+    pub fn and_all(items: Vec<Expr>) -> Expr {
+        let mut items: Vec<Expr> = items.into_iter().filter(|e| *e != Expr::Bool(true)).collect();
+        match items.len() {
+            0 => Expr::Bool(true),
+            1 => items.pop().expect("one item"),
+            _ => items.into_iter().reduce(Expr::and).expect("items"),
+        }
+    }
+
+    /// The disjunction of all, `false` for none.
+    pub fn or_all(items: Vec<Expr>) -> Expr {
+        let mut items: Vec<Expr> = items.into_iter().filter(|e| *e != Expr::Bool(false)).collect();
+        match items.len() {
+            0 => Expr::Bool(false),
+            1 => items.pop().expect("one item"),
+            _ => items.into_iter().reduce(Expr::or).expect("items"),
+        }
+    }
+
     /// `a ==> b`.
     pub fn implies(a: Expr, b: Expr) -> Expr {
         Expr::binary(BinaryOp::Implies, a, b)

@@ -43,6 +43,7 @@ mod command;
 pub mod entity;
 mod expr;
 mod printer;
+mod rewrite;
 mod program;
 mod validate;
 

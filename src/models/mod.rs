@@ -6,7 +6,8 @@
 //! the module hooks ([`entry_points`]); which types are locks and which
 //! functions take and release them or change the interrupt state
 //! ([`locks`]); what the other kernel functions a driver calls do to driver
-//! memory ([`functions`]). Each rule carries its reason. The files are
+//! memory ([`functions`]); which pairs of entry points the kernel never runs
+//! at the same time ([`serialisation`]). Each rule carries its reason. The files are
 //! embedded at build time (`build.rs` lists them, so a new file needs no
 //! code change) and can be replaced at run time with `--models DIR`. Any
 //! file may hold any kind of rule; a name defined twice is an error, and a
@@ -22,12 +23,15 @@
 mod entry_points;
 mod functions;
 mod locks;
+mod serialisation;
 
 pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, Registration, Role};
 pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
 pub use locks::{
     IrqFunction, IrqOp, LockFunction, LockKind, LockMode, LockOp, LockPassthrough, LockRef, LockResult, LockType, Success,
 };
+
+pub use serialisation::{Relation, RoleSelector, Scope, Selector, SerialisationRule};
 
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -58,6 +62,9 @@ pub struct KernelModels {
     pub irq_functions: HashMap<String, IrqFunction>,
     /// What other kernel functions do to driver memory, by name.
     pub functions: HashMap<String, FunctionModel>,
+    /// The kernel's serialisation rules, in file order (files sorted by
+    /// path), names unique.
+    pub serialisation: Vec<SerialisationRule>,
 }
 
 /// A model file that could not be read or is invalid.
@@ -99,6 +106,8 @@ struct FileXml {
     irq_functions: Vec<locks::IrqFunctionXml>,
     #[serde(rename = "function", default)]
     functions: Vec<functions::FunctionXml>,
+    #[serde(rename = "serialised", default)]
+    serialisation: Vec<serialisation::SerialisedXml>,
 }
 
 /// Inserts `item` under `name`, refusing a name already defined.
@@ -139,11 +148,19 @@ impl KernelModels {
     }
 
     /// Parses and merges model files; a name defined twice is an error, and
-    /// so is a function modelled two ways.
+    /// so is a function modelled two ways, and a serialisation rule naming a
+    /// structure, field or registration function no entry-point model has.
     pub fn from_files(files: &[(PathBuf, String)]) -> Result<KernelModels, ModelError> {
         let mut models = KernelModels::default();
+        // The file each serialisation rule came from, to name it in errors.
+        let mut rule_files = Vec::new();
         for (path, text) in files {
             models.add_file(text).map_err(|message| ModelError { file: path.clone(), message })?;
+            rule_files.resize(models.serialisation.len(), path);
+        }
+        for (rule, path) in models.serialisation.iter().zip(rule_files) {
+            serialisation::check_against(rule, &models.ops_structs, &models.registrations)
+                .map_err(|message| ModelError { file: path.clone(), message })?;
         }
         Ok(models)
     }
@@ -190,6 +207,13 @@ impl KernelModels {
             let f = functions::function(f)?;
             self.not_modelled_yet(&f.name, "function")?;
             insert(&mut self.functions, "function", f.name.clone(), f)?;
+        }
+        for r in xml.serialisation {
+            let r = serialisation::rule(r)?;
+            if self.serialisation.iter().any(|s| s.name == r.name) {
+                return Err(format!("serialised `{}` is defined twice", r.name));
+            }
+            self.serialisation.push(r);
         }
         Ok(())
     }

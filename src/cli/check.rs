@@ -1,0 +1,186 @@
+//! `racewatch check`: the lockset verification of each file, reported
+//! clang-style or as JSON, with the documented exit codes.
+
+use super::Exit;
+use super::args::InputArgs;
+use crate::analyses::pairs::{Pair, candidate_pairs};
+use crate::diagnostics::{FileError, render_diagnostic, render_file_error};
+use crate::frontend::lower::Roots;
+use crate::pipeline::Session;
+use crate::verify::run::{Options, verify};
+use crate::verify::verdict::{PairVerdict, Totals, Verdict, diagnostics, totals};
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Output formats of `check`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// clang-style diagnostics and a trailer.
+    Text,
+    /// One JSON document (docs/output.md).
+    Json,
+}
+
+/// Options of `racewatch check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The files and directories to verify, and how to compile them.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Seconds per solver query; a query that runs out is unknown.
+    #[arg(long, value_name = "SECONDS", default_value = "10")]
+    pub timeout: u64,
+    /// Write every solver query as a replayable .smt2 file here.
+    #[arg(long, value_name = "DIR")]
+    pub dump_smt: Option<PathBuf>,
+}
+
+/// One file's outcome.
+pub struct FileVerdicts {
+    /// The file.
+    pub file: PathBuf,
+    /// Its pair verdicts, or why it could not be verified.
+    pub outcome: Result<Vec<PairVerdict>, FileError>,
+}
+
+/// Verifies one file.
+pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
+    let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, _)| {
+        // Pairs index the extracted entry points; the lowered program lists
+        // them by name.
+        let index: std::collections::HashMap<&str, usize> =
+            lowered.program.entry_points.values().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
+        let pairs: Vec<Pair> = candidate_pairs(&entry_points, &session.models)
+            .into_iter()
+            .filter_map(|p| {
+                let a = *index.get(entry_points.entry_points[p.first].function.as_str())?;
+                let b = *index.get(entry_points.entry_points[p.second].function.as_str())?;
+                Some(Pair { first: a, second: b })
+            })
+            .collect();
+        let program = &lowered.program;
+        let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
+        verify(&lowered.program, &pairs, options, &make)
+    });
+    FileVerdicts { file: file.to_path_buf(), outcome }
+}
+
+/// Runs `racewatch check`.
+pub fn run(args: &CheckArgs, session: Session) -> Exit {
+    let (files, errors) = session.inputs(&args.input.paths);
+    let options = Options { timeout: Duration::from_secs(args.timeout.max(1)), ..Options::default() };
+    if let Some(dir) = &args.dump_smt {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("{}: error: cannot create the query directory: {e}", dir.display());
+            return Exit::Error;
+        }
+    }
+    let results: Vec<FileVerdicts> = files.iter().map(|f| check_file(&session, f, &options, args.dump_smt.as_deref())).collect();
+    let mut out = std::io::stdout().lock();
+    let written = match args.format {
+        Format::Text => write_text(&mut out, &results),
+        Format::Json => write_json(&mut out, &results, &errors),
+    };
+    if let Err(e) = written.and_then(|_| out.flush()) {
+        eprintln!("racewatch: error: cannot write output: {e}");
+        return Exit::Error;
+    }
+    let mut failed = !errors.is_empty();
+    for e in &errors {
+        eprintln!("{}", render_file_error(e));
+    }
+    let mut all = Totals::default();
+    for r in &results {
+        match &r.outcome {
+            Ok(pairs) => {
+                let t = totals(pairs);
+                all.pairs += t.pairs;
+                all.proven += t.proven;
+                all.races += t.races;
+                all.unknown += t.unknown;
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("{}", render_file_error(e));
+            }
+        }
+    }
+    if failed {
+        Exit::Error
+    } else if all.races > 0 {
+        Exit::Races
+    } else if all.unknown > 0 {
+        Exit::Unknown
+    } else {
+        Exit::Success
+    }
+}
+
+fn write_text(out: &mut impl Write, results: &[FileVerdicts]) -> std::io::Result<()> {
+    for r in results {
+        let Ok(pairs) = &r.outcome else { continue };
+        for d in diagnostics(pairs) {
+            writeln!(out, "{}", render_diagnostic(&d))?;
+        }
+        writeln!(out, "{}: {}", r.file.display(), totals(pairs))?;
+    }
+    Ok(())
+}
+
+fn write_json(out: &mut impl Write, results: &[FileVerdicts], errors: &[FileError]) -> std::io::Result<()> {
+    use serde_json::{Value, json};
+    let span = |s: &Option<crate::diagnostics::Span>| match s {
+        Some(s) => json!({ "file": s.file.display().to_string(), "line": s.line, "column": s.column }),
+        None => Value::Null,
+    };
+    let error = |e: &FileError| json!({ "file": e.path.display().to_string(), "class": e.class.as_str(), "message": e.message });
+    let mut files = Vec::new();
+    for r in results {
+        match &r.outcome {
+            Ok(pairs) => {
+                let pairs_json: Vec<Value> = pairs
+                    .iter()
+                    .map(|p| {
+                        let regions: Vec<Value> = p
+                            .regions
+                            .iter()
+                            .map(|(name, v)| match v {
+                                Verdict::Proven => json!({ "region": name, "verdict": "proven" }),
+                                Verdict::Unknown(why) => json!({ "region": name, "verdict": "unknown", "reason": why }),
+                                Verdict::Race(accesses) => {
+                                    let side = |a: &crate::verify::verdict::Access| {
+                                        json!({
+                                            "entry_point": a.entry, "write": a.write, "atomic": a.atomic,
+                                            "function": a.function, "location": span(&a.span), "locks": a.locks,
+                                        })
+                                    };
+                                    json!({ "region": name, "verdict": "race", "accesses": [side(&accesses[0]), side(&accesses[1])] })
+                                }
+                            })
+                            .collect();
+                        json!({ "first": p.first, "second": p.second, "regions": regions })
+                    })
+                    .collect();
+                let t = totals(pairs);
+                files.push(json!({
+                    "file": r.file.display().to_string(),
+                    "pairs": pairs_json,
+                    "totals": { "pairs": t.pairs, "proven": t.proven, "races": t.races, "unknown": t.unknown },
+                }));
+            }
+            Err(e) => files.push(json!({ "file": r.file.display().to_string(), "error": error(e) })),
+        }
+    }
+    let doc = json!({
+        "racewatch": env!("CARGO_PKG_VERSION"),
+        "files": files,
+        "errors": errors.iter().map(error).collect::<Vec<_>>(),
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
+    writeln!(out)
+}

@@ -1,0 +1,156 @@
+//! Houdini: inferring procedure summaries and loop invariants by
+//! elimination (Flanagan and Leino; thesis §3.4.6).
+//!
+//! # Algorithm
+//!
+//! Start believing every candidate ([`crate::vcgen::contracts`]). Each
+//! procedure's VC is generated once, with every candidate guarded by its
+//! own boolean literal, and loaded into a solver once; a check then fixes
+//! the literals (true for believed candidates, false for refuted ones) as
+//! assumptions, so re-checking after a refutation is incremental. A
+//! satisfiable check names every candidate whose failure condition holds
+//! in the model: they are refuted, and the procedures whose VCs assume
+//! them (the procedure itself, and for a postcondition its callers) are
+//! checked again. The worklist empties at the fixpoint: every believed
+//! candidate is then proven, given the others (the standard Houdini
+//! argument: the set only shrinks, and what survives is an inductive
+//! conjunction).
+//!
+//! A check the solver cannot decide (timeout, unknown) refutes every
+//! candidate the VC checks: an unproven candidate is never kept. The runner
+//! reports why it stopped and what it did, as egg's runners do.
+
+use crate::ir::{ProcId, VarId};
+use crate::vcgen::contracts::Summaries;
+use crate::vcgen::encode::{CheckOf, Vc};
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+/// The result of one check of a loaded VC.
+#[derive(Debug)]
+pub enum Outcome {
+    /// No failure condition can hold.
+    Unsat,
+    /// These checks (indexes into the VC's checks) fail in a model.
+    Failing(Vec<usize>),
+    /// The solver could not decide: why.
+    Unknown(String),
+}
+
+/// What Houdini needs from a solver: the narrow seam between inference and
+/// the solver module.
+pub trait VcSolver {
+    /// Loads a VC: its constraints, and the disjunction of its failure
+    /// conditions.
+    fn load(&mut self, vc: &Vc);
+    /// Checks with each listed literal fixed to the given value.
+    fn check(&mut self, literals: &[(VarId, bool)]) -> Outcome;
+}
+
+/// Why Houdini stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The candidate set is inductive.
+    Fixpoint,
+    /// The time budget ran out: every candidate still unchecked was
+    /// refuted, which is sound.
+    Budget,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Candidates at the start.
+    pub candidates: usize,
+    /// Candidates proven.
+    pub proven: usize,
+    /// Solver checks made.
+    pub queries: usize,
+    /// Checks the solver could not decide.
+    pub unknown: usize,
+    /// Wall-clock time.
+    pub time: Duration,
+}
+
+/// Runs Houdini over the procedures `procedures` (an entry point's), with
+/// `vc_of` generating a procedure's VC under the summaries and `solver`
+/// making a fresh solver.
+pub fn run<S: VcSolver>(
+    summaries: &mut Summaries,
+    procedures: &[ProcId],
+    callers: &HashMap<ProcId, BTreeSet<ProcId>>,
+    vc_of: &dyn Fn(&Summaries, ProcId) -> Vc,
+    solver: &dyn Fn() -> S,
+    budget: Duration,
+) -> Report {
+    let start = Instant::now();
+    let mine: BTreeSet<usize> =
+        (0..summaries.candidates.len()).filter(|i| procedures.contains(&summaries.candidates[*i].procedure)).collect();
+    let initial = mine.iter().filter(|i| summaries.alive[**i]).count();
+    let mut report =
+        Report { stop: StopReason::Fixpoint, candidates: initial, proven: 0, queries: 0, unknown: 0, time: Duration::ZERO };
+    // One loaded solver per procedure; VCs mention every candidate with a
+    // literal, whether believed or not, so they are generated once.
+    let mut loaded: HashMap<ProcId, (Vc, S)> = HashMap::new();
+    let mut work: BTreeSet<ProcId> = procedures.iter().copied().collect();
+    while let Some(p) = work.pop_first() {
+        if start.elapsed() > budget {
+            report.stop = StopReason::Budget;
+            for i in &mine {
+                summaries.alive[*i] = false;
+            }
+            break;
+        }
+        let (vc, solver_for_p) = loaded.entry(p).or_insert_with(|| {
+            let vc = vc_of(summaries, p);
+            let mut s = solver();
+            s.load(&vc);
+            (vc, s)
+        });
+        if vc.checks.is_empty() {
+            continue;
+        }
+        loop {
+            let literals: Vec<(VarId, bool)> = vc.literals.iter().map(|(i, v)| (*v, summaries.alive[*i])).collect();
+            report.queries += 1;
+            let refuted: Vec<usize> = match solver_for_p.check(&literals) {
+                Outcome::Unsat => break,
+                Outcome::Failing(checks) => checks
+                    .into_iter()
+                    .filter_map(|k| match vc.checks[k].1 {
+                        CheckOf::Candidate(i) if summaries.alive[i] => Some(i),
+                        CheckOf::Candidate(_) | CheckOf::Race(_) => None,
+                    })
+                    .collect(),
+                Outcome::Unknown(_) => {
+                    report.unknown += 1;
+                    vc.checks
+                        .iter()
+                        .filter_map(|(_, c)| match c {
+                            CheckOf::Candidate(i) if summaries.alive[*i] => Some(*i),
+                            CheckOf::Candidate(_) | CheckOf::Race(_) => None,
+                        })
+                        .collect()
+                }
+            };
+            if refuted.is_empty() {
+                // A model whose failing checks are all already refuted: the
+                // literals rule them out, so this cannot repeat; stop.
+                break;
+            }
+            for i in refuted {
+                summaries.alive[i] = false;
+                for q in summaries.dependents(i, callers) {
+                    if q != p && procedures.contains(&q) {
+                        work.insert(q);
+                    }
+                }
+            }
+        }
+    }
+    report.proven = mine.iter().filter(|i| summaries.alive[**i]).count();
+    report.time = start.elapsed();
+    report
+}

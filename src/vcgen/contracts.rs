@@ -1,0 +1,258 @@
+//! Procedure contracts for the lockset analysis: the Houdini candidates,
+//! what each procedure may modify, and the facts that hold by construction.
+//!
+//! # Candidates
+//!
+//! For every procedure an entry point reaches (its own procedure included,
+//! for loop invariants), and every ghost variable the procedure may modify
+//! (a syntactic, transitive set), the candidates are the shapes the
+//! original tool guessed (thesis §3.4.6): a lock is held / not held / as
+//! held as on entry at exit; an access flag is unchanged (the procedure
+//! does not touch the watched address); a lockset is unchanged, and
+//! unchanged when the lock was held on entry (a helper called under the
+//! lock). Loop heads get the same shapes relative to the procedure's entry.
+//! Houdini ([`super::houdini`]) keeps the ones it proves.
+//!
+//! # Facts by construction
+//!
+//! Locksets only shrink and access flags only grow (the instrumentation
+//! only ever conjoins and disjoins them), and a site variable only takes
+//! the numbers of sites the procedure contains: these hold for every
+//! execution and are assumed, not checked.
+
+use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
+use crate::ir::{BlockId, Command, Expr, ProcId, Program, VarId};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The shape of a candidate, over ghost globals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// `v == old(v)`.
+    Unchanged(VarId),
+    /// `v` (true) or `!v` (false).
+    Equals(VarId, bool),
+    /// `old(held) ==> v == old(v)`.
+    UnchangedWhenHeld(VarId, VarId),
+}
+
+/// Where a candidate stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum At {
+    /// A postcondition.
+    Ensures,
+    /// A loop invariant at this head.
+    Loop(BlockId),
+}
+
+/// One candidate.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// Its procedure.
+    pub procedure: ProcId,
+    /// Where.
+    pub at: At,
+    /// What.
+    pub shape: Shape,
+}
+
+/// How a ghost variable evolves by construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Monotone {
+    /// Only ever made false (locksets).
+    Shrinks,
+    /// Only ever made true (access flags).
+    Grows,
+}
+
+/// All contracts of an instrumented program.
+#[derive(Debug, Default)]
+pub struct Summaries {
+    /// Every candidate; its index is its id.
+    pub candidates: Vec<Candidate>,
+    /// Whether each candidate is still believed (Houdini's state).
+    pub alive: Vec<bool>,
+    by_place: HashMap<(ProcId, At), Vec<usize>>,
+    modifies: HashMap<ProcId, BTreeSet<VarId>>,
+    monotone: HashMap<VarId, Monotone>,
+    sites: HashMap<ProcId, Vec<(VarId, Vec<usize>)>>,
+    empty: BTreeSet<VarId>,
+}
+
+impl Summaries {
+    /// Alive candidates at a place.
+    fn at(&self, p: ProcId, at: At) -> impl Iterator<Item = (usize, &Candidate)> {
+        self.by_place.get(&(p, at)).into_iter().flatten().filter(|i| self.alive[**i]).map(|i| (*i, &self.candidates[*i]))
+    }
+
+    /// Alive postcondition candidates of a procedure.
+    pub fn ensures_candidates(&self, p: ProcId) -> impl Iterator<Item = (usize, &Candidate)> {
+        self.at(p, At::Ensures)
+    }
+
+    /// Alive precondition candidates (none are generated: postconditions
+    /// guarded by the lock held on entry cover helpers called under locks).
+    pub fn requires_candidates(&self, _p: ProcId) -> impl Iterator<Item = (usize, &Candidate)> {
+        std::iter::empty()
+    }
+
+    /// Alive invariant candidates of a loop head.
+    pub fn loop_candidates(&self, p: ProcId, head: BlockId) -> impl Iterator<Item = (usize, &Candidate)> {
+        self.at(p, At::Loop(head))
+    }
+
+    /// The ghost globals a procedure may modify, transitively.
+    pub fn modifies(&self, p: ProcId) -> &BTreeSet<VarId> {
+        self.modifies.get(&p).unwrap_or(&self.empty)
+    }
+
+    /// The ghost globals a command may modify through a call.
+    pub fn call_modifies(&self, c: &Command) -> Vec<VarId> {
+        match c {
+            Command::Call { procedure, .. } => self.modifies(*procedure).iter().copied().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// How a ghost variable evolves, if it is a lockset or access flag.
+    pub fn monotone(&self, v: VarId) -> Option<Monotone> {
+        self.monotone.get(&v).copied()
+    }
+
+    /// The site variables a procedure may set, with the sites it may set
+    /// them to.
+    pub fn site_facts(&self, p: ProcId) -> &[(VarId, Vec<usize>)] {
+        self.sites.get(&p).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+
+    /// The procedures whose VC mentions candidate `i`: its own, and, for a
+    /// postcondition, its callers.
+    pub fn dependents(&self, i: usize, callers: &HashMap<ProcId, BTreeSet<ProcId>>) -> BTreeSet<ProcId> {
+        let c = &self.candidates[i];
+        let mut out = BTreeSet::from([c.procedure]);
+        if c.at == At::Ensures {
+            out.extend(callers.get(&c.procedure).into_iter().flatten().copied());
+        }
+        out
+    }
+}
+
+/// Builds the contracts of every entry point's procedures.
+pub fn build(lp: &LocksetProgram) -> Summaries {
+    let program = &lp.program;
+    let mut s = Summaries::default();
+    for entry in &lp.entries {
+        for v in entry.ghost.ls.values().chain(entry.ghost.lsx.values()) {
+            s.monotone.insert(*v, Monotone::Shrinks);
+        }
+        for v in entry.ghost.read.values().chain(entry.ghost.write.values()).chain(entry.ghost.aread.values()).chain(entry.ghost.awrite.values()) {
+            s.monotone.insert(*v, Monotone::Grows);
+        }
+        compute_modifies(program, entry, &mut s);
+        generate_candidates(program, entry, &mut s);
+    }
+    s.alive = vec![true; s.candidates.len()];
+    s
+}
+
+fn compute_modifies(program: &Program, entry: &InstrumentedEntry, s: &mut Summaries) {
+    let ghost_site_vars: BTreeSet<VarId> = entry.ghost.site_read.values().chain(entry.ghost.site_write.values()).copied().collect();
+    let mut direct: HashMap<ProcId, BTreeSet<VarId>> = HashMap::new();
+    let mut sites: HashMap<ProcId, BTreeMap<VarId, BTreeSet<usize>>> = HashMap::new();
+    let mut callees: HashMap<ProcId, BTreeSet<ProcId>> = HashMap::new();
+    for &p in &entry.procedures {
+        let mut set = BTreeSet::new();
+        for (_, block) in program.procedures[p].blocks.iter() {
+            for c in &block.commands {
+                match c {
+                    Command::Assign { target, value, .. } if program.variables[*target].ghost => {
+                        set.insert(*target);
+                        if ghost_site_vars.contains(target) {
+                            if let Expr::Ite(_, then, _) = value {
+                                if let Expr::Int(site) = **then {
+                                    sites.entry(p).or_default().entry(*target).or_default().insert(site as usize);
+                                }
+                            }
+                        }
+                    }
+                    Command::Havoc { vars, .. } => set.extend(vars.iter().filter(|v| program.variables[**v].ghost)),
+                    Command::Call { procedure, .. } => {
+                        callees.entry(p).or_default().insert(*procedure);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        direct.insert(p, set);
+    }
+    // Transitive closure, to a fixpoint (recursion included).
+    let mut modifies = direct.clone();
+    let mut all_sites = sites.clone();
+    loop {
+        let mut changed = false;
+        for &p in &entry.procedures {
+            for q in callees.get(&p).cloned().unwrap_or_default() {
+                let add: Vec<VarId> = modifies.get(&q).cloned().unwrap_or_default().into_iter().collect();
+                let set = modifies.entry(p).or_default();
+                for v in add {
+                    changed |= set.insert(v);
+                }
+                let add_sites = all_sites.get(&q).cloned().unwrap_or_default();
+                let mine = all_sites.entry(p).or_default();
+                for (v, ss) in add_sites {
+                    let entry = mine.entry(v).or_default();
+                    for site in ss {
+                        changed |= entry.insert(site);
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (p, set) in modifies {
+        s.modifies.insert(p, set);
+    }
+    for (p, map) in all_sites {
+        s.sites.insert(p, map.into_iter().map(|(v, ss)| (v, ss.into_iter().collect())).collect());
+    }
+}
+
+fn shapes_for(entry: &InstrumentedEntry, v: VarId) -> Vec<Shape> {
+    let g = &entry.ghost;
+    if g.cls.values().any(|x| *x == v) || g.clx.values().any(|x| *x == v) {
+        return vec![Shape::Unchanged(v), Shape::Equals(v, false), Shape::Equals(v, true)];
+    }
+    if let Some(((_, l), _)) = g.ls.iter().chain(g.lsx.iter()).find(|(_, x)| **x == v) {
+        let held = if g.lsx.values().any(|x| *x == v) { g.clx[l] } else { g.cls[l] };
+        return vec![Shape::Unchanged(v), Shape::UnchangedWhenHeld(held, v)];
+    }
+    if g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()).any(|x| *x == v) {
+        return vec![Shape::Unchanged(v)];
+    }
+    Vec::new()
+}
+
+fn generate_candidates(program: &Program, entry: &InstrumentedEntry, s: &mut Summaries) {
+    for &p in &entry.procedures {
+        let modified: Vec<VarId> = s.modifies(p).iter().copied().collect();
+        let mut places = Vec::new();
+        if p != entry.procedure {
+            places.push((At::Ensures, modified.clone()));
+        }
+        let cfg = super::cfg::analyse(&program.procedures[p], &|c| s.call_modifies(c));
+        for (head, vars) in &cfg.loop_modifies {
+            let ghosts: Vec<VarId> = vars.iter().filter(|v| program.variables[**v].ghost).copied().collect();
+            places.push((At::Loop(*head), ghosts));
+        }
+        for (at, vars) in places {
+            for v in vars {
+                for shape in shapes_for(entry, v) {
+                    let i = s.candidates.len();
+                    s.candidates.push(Candidate { procedure: p, at, shape });
+                    s.by_place.entry((p, at)).or_default().push(i);
+                }
+            }
+        }
+    }
+}

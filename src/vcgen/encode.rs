@@ -1,0 +1,426 @@
+//! Passive-form encoding of a procedure into constraints and failure
+//! conditions.
+//!
+//! # Algorithm
+//!
+//! Blocks are visited in the topological order of the acyclic graph left
+//! when back edges are cut ([`super::cfg`]). Every variable has an SSA
+//! incarnation: an assignment makes a fresh one with a defining equality,
+//! a havoc makes a fresh unconstrained one. Control is a boolean
+//! reachability literal per point: a block is reached when one of its
+//! incoming edges is taken; a reached block takes exactly one of its
+//! outgoing edges; an `assume` conjoins its condition. At a join, a variable
+//! whose incarnations differ gets a fresh one, equal to the predecessor's
+//! on the taken edge. Since exactly one edge is taken per reached block and
+//! the graph is acyclic, the reached blocks of any model form one path, so
+//! these conditional equalities never conflict.
+//!
+//! A loop head havocs every variable its loop (strongly connected
+//! component) may change and assumes the loop's invariant candidates, which
+//! are checked on every edge into the head, the back edges included; the
+//! back edges are then dropped. A call checks the callee's precondition
+//! candidates, havocs the ghost globals the callee may modify (and its
+//! results), and assumes the callee's postcondition candidates and its free
+//! facts. A return checks the procedure's postcondition candidates.
+//!
+//! Every check is a *failure condition* (a formula true exactly when the
+//! check fails on the chosen path), kept with what it checks, so that one
+//! satisfiable query names every failing candidate at once, and an
+//! unsatisfiable one proves them all. Candidates are guarded by a boolean
+//! literal each, set by the solver's assumptions (Houdini).
+//!
+//! # Soundness
+//!
+//! Havoc is always sound (it only adds behaviours); the equalities define
+//! fresh incarnations; loop cutting is the classic sound reduction given
+//! that invariants are checked on entry and preserved around the loop.
+
+use super::cfg::{self, Cfg};
+use super::contracts::{Candidate, Summaries};
+use crate::ir::{Arena, BlockId, Command, Expr, ProcId, Program, Sort, Terminator, VarId};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// An SSA variable of a verification condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsaVar {
+    /// A readable name (`CLS_e0_l1@3`), unique within the VC.
+    pub name: String,
+    /// Its sort.
+    pub sort: Sort,
+}
+
+/// What a failure condition checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckOf {
+    /// A Houdini candidate (by index in the summaries).
+    Candidate(usize),
+    /// The race assertion of one region in a pair check.
+    Race(crate::ir::RegionId),
+}
+
+/// A verification condition: constraints, and failure conditions.
+#[derive(Debug, Default)]
+pub struct Vc {
+    /// The SSA variables; expressions refer to them by `VarId`.
+    pub vars: Arena<VarId, SsaVar>,
+    /// Facts that hold.
+    pub constraints: Vec<Expr>,
+    /// Failure conditions and what they check.
+    pub checks: Vec<(Expr, CheckOf)>,
+    /// Candidate literals used, by candidate index.
+    pub literals: BTreeMap<usize, VarId>,
+}
+
+impl Vc {
+    /// A fresh SSA variable.
+    pub fn fresh(&mut self, base: &str, sort: Sort) -> VarId {
+        let n = self.vars.len();
+        self.vars.push(SsaVar { name: format!("{base}@{n}"), sort })
+    }
+
+    /// The boolean literal guarding a candidate.
+    pub fn literal(&mut self, candidate: usize) -> VarId {
+        if let Some(&v) = self.literals.get(&candidate) {
+            return v;
+        }
+        let v = self.vars.push(SsaVar { name: format!("cand{candidate}"), sort: Sort::Bool });
+        self.literals.insert(candidate, v);
+        v
+    }
+}
+
+/// Program variables to their current incarnation.
+pub type Env = HashMap<VarId, VarId>;
+
+/// The result of encoding one procedure body.
+pub struct Encoded {
+    /// Reachability of the end of the return block (false if none).
+    pub exit_reach: Expr,
+    /// Incarnations at the end of the return block.
+    pub exit_env: Env,
+}
+
+/// Encodes procedures of one program into one VC.
+pub struct Encoder<'a> {
+    /// The program.
+    pub program: &'a Program,
+    /// Contracts and candidates.
+    pub summaries: &'a Summaries,
+    /// The VC under construction.
+    pub vc: Vc,
+}
+
+impl<'a> Encoder<'a> {
+    /// A new encoder.
+    pub fn new(program: &'a Program, summaries: &'a Summaries) -> Encoder<'a> {
+        Encoder { program, summaries, vc: Vc::default() }
+    }
+
+    fn name(&self, v: VarId) -> &str {
+        &self.program.variables[v].name
+    }
+
+    /// The current incarnation of a program variable, created on first use.
+    pub fn current(&mut self, env: &mut Env, v: VarId) -> VarId {
+        if let Some(&s) = env.get(&v) {
+            return s;
+        }
+        let sort = self.program.variables[v].sort;
+        let name = self.name(v).to_string();
+        let s = self.vc.fresh(&name, sort);
+        env.insert(v, s);
+        s
+    }
+
+    /// An expression over program variables, over incarnations.
+    pub fn rename(&mut self, env: &mut Env, e: &Expr) -> Expr {
+        e.map_vars(&mut |v| self.current_no_borrow(env, v))
+    }
+
+    fn current_no_borrow(&mut self, env: &mut Env, v: VarId) -> VarId {
+        self.current(env, v)
+    }
+
+    fn bool_var(&mut self, base: &str) -> VarId {
+        self.vc.fresh(base, Sort::Bool)
+    }
+
+    /// A fresh reach literal equal to `value`.
+    fn define_bool(&mut self, base: &str, value: Expr) -> Expr {
+        let v = self.bool_var(base);
+        self.vc.constraints.push(Expr::eq(Expr::var(v), value));
+        Expr::var(v)
+    }
+
+    /// Encodes a procedure body from `entry_env` with the entry reached
+    /// when `entry_reach` holds. `check_ensures` checks the procedure's
+    /// postcondition candidates at its return (Houdini); pair checks do
+    /// not.
+    pub fn encode_body(&mut self, p: ProcId, entry_env: Env, entry_reach: Expr, check_ensures: bool) -> Encoded {
+        let program = self.program;
+        let procedure = &program.procedures[p];
+        let summaries = self.summaries;
+        let cfg: Cfg = cfg::analyse(procedure, &|c| summaries.call_modifies(c));
+        let old = entry_env.clone();
+        let mut block_env: BTreeMap<BlockId, Env> = BTreeMap::new();
+        let mut block_reach_end: BTreeMap<BlockId, Expr> = BTreeMap::new();
+        let mut edge_reach: HashMap<(BlockId, BlockId), Expr> = HashMap::new();
+        let mut exit = Encoded { exit_reach: Expr::bool(false), exit_env: Env::new() };
+        for &b in &cfg.order {
+            // Entry state: merge the incoming forward edges.
+            let (mut env, reach) = if b == procedure.entry {
+                (entry_env.clone(), entry_reach.clone())
+            } else {
+                let preds = cfg.preds.get(&b).cloned().unwrap_or_default();
+                let incoming: Vec<(Expr, &Env)> = preds
+                    .iter()
+                    .filter_map(|q| Some((edge_reach.get(&(*q, b))?.clone(), block_env.get(q)?)))
+                    .collect();
+                if incoming.is_empty() {
+                    (Env::new(), Expr::bool(false))
+                } else {
+                    let reach = self.define_bool("reach", Expr::or_all(incoming.iter().map(|(r, _)| r.clone()).collect()));
+                    (self.merge(&incoming), reach)
+                }
+            };
+            let mut r = reach;
+            // A loop head: havoc what the loop changes, assume invariants.
+            if let Some(vars) = cfg.loop_modifies.get(&b) {
+                for v in vars {
+                    let sort = program.variables[*v].sort;
+                    let name = program.variables[*v].name.clone();
+                    let s = self.vc.fresh(&name, sort);
+                    env.insert(*v, s);
+                }
+                for (i, c) in summaries.loop_candidates(p, b) {
+                    let f = self.candidate_formula(c, &mut env.clone(), &old);
+                    let lit = self.vc.literal(i);
+                    r = self.define_bool("reach", Expr::and(r, Expr::implies(Expr::var(lit), f)));
+                }
+                r = self.loop_free_facts(vars, &old, &env, r);
+            }
+            for command in &procedure.blocks[b].commands {
+                r = self.command(command, &mut env, &old, r);
+            }
+            // Outgoing edges: exactly one is taken when the block is reached.
+            let succs: Vec<BlockId> = match &procedure.blocks[b].terminator {
+                Terminator::Goto(t) => t.clone(),
+                Terminator::Return => {
+                    if check_ensures {
+                        for (i, c) in summaries.ensures_candidates(p) {
+                            let f = self.candidate_formula(c, &mut env.clone(), &old);
+                            let lit = self.vc.literal(i);
+                            let failure = Expr::and(r.clone(), Expr::and(Expr::var(lit), Expr::not(f)));
+                            self.vc.checks.push((failure, CheckOf::Candidate(i)));
+                        }
+                    }
+                    exit = Encoded { exit_reach: r.clone(), exit_env: env.clone() };
+                    Vec::new()
+                }
+                Terminator::Unreachable => Vec::new(),
+            };
+            let takes = self.choose(&r, succs.len());
+            for (s, take) in succs.iter().zip(takes) {
+                let er = if take == Expr::bool(true) { r.clone() } else { Expr::and(r.clone(), take) };
+                // Invariants of a loop head are checked on every edge into it.
+                if cfg.loop_modifies.contains_key(s) {
+                    for (i, c) in summaries.loop_candidates(p, *s) {
+                        let f = self.candidate_formula(c, &mut env.clone(), &old);
+                        let lit = self.vc.literal(i);
+                        let failure = Expr::and(er.clone(), Expr::and(Expr::var(lit), Expr::not(f)));
+                        self.vc.checks.push((failure, CheckOf::Candidate(i)));
+                    }
+                }
+                if !cfg.back_edges.contains(&(b, *s)) {
+                    edge_reach.insert((b, *s), er);
+                }
+            }
+            block_reach_end.insert(b, r);
+            block_env.insert(b, env);
+        }
+        exit
+    }
+
+    /// Literals choosing exactly one of `n` successors when `reach` holds.
+    fn choose(&mut self, reach: &Expr, n: usize) -> Vec<Expr> {
+        match n {
+            0 => Vec::new(),
+            1 => vec![Expr::bool(true)],
+            _ => {
+                let takes: Vec<VarId> = (0..n).map(|_| self.bool_var("take")).collect();
+                let any = Expr::or_all(takes.iter().map(|t| Expr::var(*t)).collect());
+                self.vc.constraints.push(Expr::implies(reach.clone(), any));
+                for i in 0..n {
+                    for j in i + 1..n {
+                        self.vc.constraints.push(Expr::not(Expr::and(Expr::var(takes[i]), Expr::var(takes[j]))));
+                    }
+                }
+                takes.into_iter().map(Expr::var).collect()
+            }
+        }
+    }
+
+    /// The environment at a join: shared incarnations kept, differing ones
+    /// made fresh and tied to each incoming edge.
+    fn merge(&mut self, incoming: &[(Expr, &Env)]) -> Env {
+        let mut vars: BTreeSet<VarId> = BTreeSet::new();
+        for (_, env) in incoming {
+            vars.extend(env.keys().copied());
+        }
+        let mut out = Env::new();
+        for v in vars {
+            let versions: Vec<Option<VarId>> = incoming.iter().map(|(_, env)| env.get(&v).copied()).collect();
+            let first = versions[0];
+            if versions.iter().all(|x| *x == first && first.is_some()) {
+                out.insert(v, first.expect("checked"));
+                continue;
+            }
+            let sort = self.program.variables[v].sort;
+            let name = self.program.variables[v].name.clone();
+            let joined = self.vc.fresh(&name, sort);
+            for ((reach, _), version) in incoming.iter().zip(versions) {
+                if let Some(version) = version {
+                    self.vc.constraints.push(Expr::implies(reach.clone(), Expr::eq(Expr::var(joined), Expr::var(version))));
+                }
+            }
+            out.insert(v, joined);
+        }
+        out
+    }
+
+    /// Monotonicity facts of the lockset state across a havoc (a loop head
+    /// or a call): locksets only shrink, access flags only grow. They hold
+    /// by construction of the instrumentation, and make the summaries of
+    /// procedures that do not preserve a fact still useful.
+    fn loop_free_facts(&mut self, vars: &BTreeSet<VarId>, before: &Env, after: &Env, r: Expr) -> Expr {
+        let mut facts = Vec::new();
+        for v in vars {
+            let (Some(&b), Some(&a)) = (before.get(v), after.get(v)) else { continue };
+            match self.summaries.monotone(*v) {
+                Some(super::contracts::Monotone::Shrinks) => facts.push(Expr::implies(Expr::var(a), Expr::var(b))),
+                Some(super::contracts::Monotone::Grows) => facts.push(Expr::implies(Expr::var(b), Expr::var(a))),
+                None => {}
+            }
+        }
+        if facts.is_empty() { r } else { self.define_bool("reach", Expr::and(r, Expr::and_all(facts))) }
+    }
+
+    fn command(&mut self, c: &Command, env: &mut Env, old: &Env, r: Expr) -> Expr {
+        match c {
+            Command::Assign { target, value, .. } => {
+                let value = self.rename(env, value);
+                let sort = self.program.variables[*target].sort;
+                let name = self.program.variables[*target].name.clone();
+                let s = self.vc.fresh(&name, sort);
+                self.vc.constraints.push(Expr::eq(Expr::var(s), value));
+                env.insert(*target, s);
+                r
+            }
+            Command::Havoc { vars, .. } => {
+                for v in vars {
+                    let sort = self.program.variables[*v].sort;
+                    let name = self.program.variables[*v].name.clone();
+                    let s = self.vc.fresh(&name, sort);
+                    env.insert(*v, s);
+                }
+                r
+            }
+            Command::Load { target, .. } => {
+                let sort = self.program.variables[*target].sort;
+                let name = self.program.variables[*target].name.clone();
+                let s = self.vc.fresh(&name, sort);
+                env.insert(*target, s);
+                r
+            }
+            Command::TryLock { success, .. } => {
+                let s = self.vc.fresh("trylock", Sort::Bool);
+                env.insert(*success, s);
+                r
+            }
+            Command::Assume { cond, .. } => {
+                let cond = self.rename(env, cond);
+                self.define_bool("reach", Expr::and(r, cond))
+            }
+            // The lowering emits no checks of its own; race checks are added
+            // by the pair harness, candidate checks by this encoder.
+            Command::Assert { cond, .. } => {
+                let cond = self.rename(env, cond);
+                self.define_bool("reach", Expr::and(r, cond))
+            }
+            Command::Call { procedure, args, results, .. } => self.call(*procedure, args, results, env, old, r),
+            Command::Store { .. }
+            | Command::Lock { .. }
+            | Command::Unlock { .. }
+            | Command::LockUnknown { .. }
+            | Command::InterruptControl { .. }
+            | Command::GhostAccess { .. }
+            | Command::Approximation { .. } => r,
+        }
+    }
+
+    fn call(&mut self, callee: ProcId, args: &[Expr], results: &[VarId], env: &mut Env, _old: &Env, r: Expr) -> Expr {
+        let summaries = self.summaries;
+        let _ = args;
+        // Preconditions of the callee, in the caller's state.
+        let before = env.clone();
+        for (i, c) in summaries.requires_candidates(callee) {
+            let f = self.candidate_formula(c, &mut env.clone(), &before);
+            let lit = self.vc.literal(i);
+            let failure = Expr::and(r.clone(), Expr::and(Expr::var(lit), Expr::not(f)));
+            self.vc.checks.push((failure, CheckOf::Candidate(i)));
+        }
+        let modifies: Vec<VarId> = summaries.modifies(callee).iter().copied().collect();
+        for v in modifies.iter().chain(results) {
+            let sort = self.program.variables[*v].sort;
+            let name = self.program.variables[*v].name.clone();
+            let s = self.vc.fresh(&name, sort);
+            env.insert(*v, s);
+        }
+        let mut r = r;
+        for (i, c) in summaries.ensures_candidates(callee) {
+            let f = self.candidate_formula(c, &mut env.clone(), &before);
+            let lit = self.vc.literal(i);
+            r = self.define_bool("reach", Expr::and(r, Expr::implies(Expr::var(lit), f)));
+        }
+        let modified: BTreeSet<VarId> = modifies.into_iter().collect();
+        r = self.loop_free_facts(&modified, &before, env, r);
+        // The access sites the callee may leave in its site variables.
+        for (site_var, sites) in summaries.site_facts(callee) {
+            let (Some(&b), Some(&a)) = (before.get(site_var), env.get(site_var)) else { continue };
+            let mut options = vec![Expr::eq(Expr::var(a), Expr::var(b))];
+            options.extend(sites.iter().map(|s| Expr::eq(Expr::var(a), Expr::int(*s as i128))));
+            r = self.define_bool("reach", Expr::and(r, Expr::or_all(options)));
+        }
+        r
+    }
+
+    /// A candidate's formula with `old` the incarnations at the start of
+    /// the procedure (or before the call) and `now` the current ones.
+    pub fn candidate_formula(&mut self, c: &Candidate, now: &mut Env, old: &Env) -> Expr {
+        let mut now_of = |this: &mut Self, v: VarId| Expr::var(this.current(now, v));
+        let old_of = |this: &mut Self, v: VarId| match old.get(&v) {
+            Some(s) => Expr::var(*s),
+            None => {
+                // A variable never seen before the point: its value then is
+                // its value now.
+                let mut tmp = old.clone();
+                Expr::var(this.current(&mut tmp, v))
+            }
+        };
+        match c.shape {
+            super::contracts::Shape::Unchanged(v) => {
+                let (n, o) = (now_of(self, v), old_of(self, v));
+                Expr::eq(n, o)
+            }
+            super::contracts::Shape::Equals(v, b) => {
+                let n = now_of(self, v);
+                if b { n } else { Expr::not(n) }
+            }
+            super::contracts::Shape::UnchangedWhenHeld(held, v) => {
+                let h = old_of(self, held);
+                let (n, o) = (now_of(self, v), old_of(self, v));
+                Expr::implies(h, Expr::eq(n, o))
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The VC of one pair of entry points (thesis §3.3): both entry points'
+//! bodies, renamed apart, from the start state (no lock held, nothing
+//! accessed, every lockset full), with their callees through their
+//! Houdini summaries, and one race condition per region both access.
+//!
+//! For region R, with `conflict` = one entry point writes the watched
+//! address and the other reads or writes it, not both atomically, the
+//! failure condition is: both bodies reach their end, they conflict, and no
+//! lock L was held at all their accesses to the watched address in both
+//! (for a lock with a shared mode, held exclusively by at least one). An
+//! unsatisfiable failure proves R race-free for the pair at every address,
+//! because the watched address `W_R` is unconstrained.
+//!
+//! Each body is encoded from its own start, not one after the other, so
+//! that a body that never returns on some path cannot hide the other's
+//! accesses; a body with no returning path at all is reported by the
+//! caller as unknown (termination is assumed, as in the original tool).
+
+use super::contracts::Summaries;
+use super::encode::{CheckOf, Encoded, Encoder, Env, Vc};
+use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
+use crate::ir::{Expr, RegionId, VarId};
+use std::collections::BTreeSet;
+
+/// The regions a pair is checked on: those both entry points access.
+pub fn shared_regions(a: &InstrumentedEntry, b: &InstrumentedEntry) -> BTreeSet<RegionId> {
+    a.regions.intersection(&b.regions).copied().collect()
+}
+
+/// The final state of one entry point in a pair VC.
+pub struct EntryRun {
+    /// Its exit reachability and incarnations.
+    pub end: Encoded,
+}
+
+/// Encodes the pair (`first`, `second`) (which may be the same entry point:
+/// two instances, renamed apart by separate incarnations).
+pub fn encode_pair(lp: &LocksetProgram, summaries: &Summaries, first: usize, second: usize) -> (Vc, [EntryRun; 2]) {
+    let mut enc = Encoder::new(&lp.program, summaries);
+    // The watched addresses are shared by both runs.
+    let mut shared = Env::new();
+    for w in lp.watched.values() {
+        enc.current(&mut shared, *w);
+    }
+    let runs = [first, second].map(|i| {
+        let entry = &lp.entries[i];
+        let mut env = shared.clone();
+        for (v, value) in entry.ghost.initial_values() {
+            let s = enc.current(&mut env, v);
+            enc.vc.constraints.push(Expr::eq(Expr::var(s), value));
+        }
+        let end = enc.encode_body(entry.procedure, env, Expr::bool(true), false);
+        EntryRun { end }
+    });
+    let regions = shared_regions(&lp.entries[first], &lp.entries[second]);
+    for r in regions {
+        let failure = race_condition(&mut enc, lp, first, second, &runs, r);
+        enc.vc.checks.push((failure, CheckOf::Race(r)));
+    }
+    (enc.vc, runs)
+}
+
+fn at_end(enc: &mut Encoder<'_>, run: &EntryRun, v: VarId) -> Expr {
+    let mut env = run.end.exit_env.clone();
+    Expr::var(enc.current(&mut env, v))
+}
+
+fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, first: usize, second: usize, runs: &[EntryRun; 2], r: RegionId) -> Expr {
+    let (a, b) = (&lp.entries[first], &lp.entries[second]);
+    let flags = |enc: &mut Encoder<'_>, e: &InstrumentedEntry, run: &EntryRun| {
+        [
+            at_end(enc, run, e.ghost.read[&r]),
+            at_end(enc, run, e.ghost.write[&r]),
+            at_end(enc, run, e.ghost.aread[&r]),
+            at_end(enc, run, e.ghost.awrite[&r]),
+        ]
+    };
+    let [pr1, pw1, ar1, aw1] = flags(enc, a, &runs[0]);
+    let [pr2, pw2, ar2, aw2] = flags(enc, b, &runs[1]);
+    let any2 = Expr::or_all(vec![pr2.clone(), pw2.clone(), ar2.clone(), aw2.clone()]);
+    // Conflicting accesses: at least one write, not both atomic.
+    let conflict = Expr::or_all(vec![
+        Expr::and(pw1.clone(), any2),
+        Expr::and(pr1.clone(), Expr::or(pw2.clone(), aw2.clone())),
+        Expr::and(aw1.clone(), Expr::or(pr2.clone(), pw2.clone())),
+        Expr::and(ar1, pw2),
+    ]);
+    let mut protections = Vec::new();
+    for (l, _) in &a.ghost.cls {
+        let ls1 = at_end(enc, &runs[0], a.ghost.ls[&(r, *l)]);
+        let ls2 = at_end(enc, &runs[1], b.ghost.ls[&(r, *l)]);
+        let both = Expr::and(ls1, ls2);
+        match (a.ghost.lsx.get(&(r, *l)), b.ghost.lsx.get(&(r, *l))) {
+            (Some(x1), Some(x2)) => {
+                let x1 = at_end(enc, &runs[0], *x1);
+                let x2 = at_end(enc, &runs[1], *x2);
+                protections.push(Expr::and(both, Expr::or(x1, x2)));
+            }
+            _ => protections.push(both),
+        }
+    }
+    Expr::and_all(vec![
+        runs[0].end.exit_reach.clone(),
+        runs[1].end.exit_reach.clone(),
+        conflict,
+        Expr::not(Expr::or_all(protections)),
+    ])
+}

@@ -1,0 +1,12 @@
+//! The lockset verification of a driver: instrument every entry point,
+//! infer summaries with Houdini, check every candidate pair per region,
+//! and return verdicts with evidence.
+//!
+//! * [`run`]: the order of the stages for one driver, and the pair checks.
+//! * [`solving`]: VCs as solver terms; the one place verification uses
+//!   the solver.
+//! * [`verdict`]: verdicts, their evidence, totals and diagnostics.
+
+pub mod run;
+pub mod solving;
+pub mod verdict;
