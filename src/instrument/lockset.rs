@@ -14,6 +14,13 @@
 //! - `SITE_E[R]` (integer): the access site that last hit it, per read and
 //!   write, for the race report.
 //!
+//! An init entry point (module init, probe) also has `LIVE_E`, false until
+//! it makes callbacks live (`live` commands: registration calls, and any
+//! call the lowering cannot see into); its accesses before that are not
+//! recorded, since no callback of the device can run yet, so the part of
+//! init after a registration is what pairs with the callbacks
+//! ("registered before initialised" races).
+//!
 //! One unconstrained integer `W_R` per region R, shared by all entry
 //! points, is the watched address: proving the pair assertion for an
 //! arbitrary `W_R` proves it for every address of R. An access of E to R at
@@ -87,6 +94,10 @@ pub struct EntryGhost {
     pub site_read: BTreeMap<RegionId, VarId>,
     /// The last write site hitting it.
     pub site_write: BTreeMap<RegionId, VarId>,
+    /// For an init entry point: whether it has made callbacks live yet;
+    /// its accesses before that cannot race with any callback of the
+    /// device (no callback can run yet), so they are not recorded.
+    pub live: Option<VarId>,
 }
 
 impl EntryGhost {
@@ -105,6 +116,9 @@ impl EntryGhost {
         }
         for v in self.site_read.values().chain(self.site_write.values()) {
             out.push((*v, Expr::int(-1)));
+        }
+        if let Some(v) = self.live {
+            out.push((v, Expr::bool(false)));
         }
         out
     }
@@ -215,6 +229,9 @@ fn instrument_entry(
     let tag = format!("e{index}");
     let program = &mut lp.program;
     let mut ghost = EntryGhost::default();
+    if kind.role() == crate::models::Role::Init {
+        ghost.live = Some(program.add_ghost_global(format!("LIVE_{tag}"), Sort::Bool));
+    }
     for (l, lock) in lowered.locks.iter() {
         ghost.cls.insert(l, program.add_ghost_global(format!("CLS_{tag}_l{}", l.as_u32()), Sort::Bool));
         if lock.kind.has_shared_mode() {
@@ -319,7 +336,10 @@ fn record_access(
     let Some(&w) = lp.watched.get(&region) else { return };
     let site = lp.sites.len();
     lp.sites.push(AccessSite { region, write, atomic, span: span.clone(), function: function.to_string() });
-    let hit = Expr::eq(address.clone(), Expr::var(w));
+    let hit = match ghost.live {
+        Some(live) => Expr::and(Expr::eq(address.clone(), Expr::var(w)), Expr::var(live)),
+        None => Expr::eq(address.clone(), Expr::var(w)),
+    };
     let flag = match (write, atomic) {
         (false, false) => ghost.read[&region],
         (true, false) => ghost.write[&region],
@@ -389,6 +409,11 @@ fn instrument_command(
         }
         Command::Assign { .. } | Command::Assume { .. } | Command::Assert { .. } | Command::Havoc { .. } | Command::Call { .. } => {
             out.push(c.clone());
+        }
+        Command::MakeLive { span, .. } => {
+            if let Some(live) = ghost.live {
+                out.push(Command::Assign { target: live, value: Expr::bool(true), span: span.clone() });
+            }
         }
         // Recorded, and protecting nothing: no ghost effect.
         Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } | Command::Approximation { .. } => {

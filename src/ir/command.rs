@@ -274,6 +274,15 @@ pub enum Command {
         /// The access in C, for the race report.
         span: Option<Span>,
     },
+    /// `live "misc_register";`: the driver registered callbacks with the
+    /// kernel (or may have: an unknown call); from here on, callbacks may
+    /// run concurrently with the code that follows.
+    MakeLive {
+        /// The registration function (or the unknown callee).
+        function: String,
+        /// The C source.
+        span: Option<Span>,
+    },
     /// `approx {external-call} "foo";`: the lowering approximated here.
     Approximation {
         /// What was approximated.
@@ -303,6 +312,7 @@ impl Command {
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
+            | Command::MakeLive { .. }
             | Command::Approximation { .. } => {}
         }
     }
@@ -322,6 +332,7 @@ impl Command {
             | Command::Unlock { span, .. }
             | Command::LockUnknown { span, .. }
             | Command::InterruptControl { span, .. }
+            | Command::MakeLive { span, .. }
             | Command::GhostAccess { span, .. }
             | Command::Approximation { span, .. } => span.as_ref(),
         }
@@ -341,6 +352,7 @@ impl Command {
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
+            | Command::MakeLive { .. }
             | Command::Approximation { .. } => Vec::new(),
         }
     }
@@ -359,6 +371,7 @@ impl Command {
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
+            | Command::MakeLive { .. }
             | Command::GhostAccess { .. }
             | Command::Approximation { .. } => Vec::new(),
         }

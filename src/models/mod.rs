@@ -51,6 +51,9 @@ pub struct KernelModels {
     /// Kernel functions registered by kernel macros on the driver's behalf,
     /// with the reason they are not driver callbacks.
     pub internal_callbacks: HashMap<String, String>,
+    /// Functions that make the driver's callbacks live (registration of a
+    /// device, an IRQ, a timer, …), with the reason.
+    pub makes_live: HashMap<String, String>,
     /// Lock object types by structure tag (or typedef name, for a typedef
     /// of an anonymous structure: `rwlock_t`).
     pub lock_types: HashMap<String, LockType>,
@@ -108,6 +111,17 @@ struct FileXml {
     functions: Vec<functions::FunctionXml>,
     #[serde(rename = "serialised", default)]
     serialisation: Vec<serialisation::SerialisedXml>,
+    #[serde(rename = "makes-live", default)]
+    makes_live: Vec<MakesLiveXml>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MakesLiveXml {
+    #[serde(rename = "@function")]
+    function: String,
+    #[serde(rename = "@reason")]
+    reason: String,
 }
 
 /// Inserts `item` under `name`, refusing a name already defined.
@@ -179,6 +193,9 @@ impl KernelModels {
         for h in xml.module_hooks {
             let h = entry_points::module_hook(h)?;
             insert(&mut self.module_hooks, "module-hook", h.function.clone(), h)?;
+        }
+        for m in xml.makes_live {
+            insert(&mut self.makes_live, "makes-live", m.function, m.reason)?;
         }
         for i in xml.internal_callbacks {
             let (function, reason) = entry_points::internal_callback(i);

@@ -54,6 +54,7 @@ pub fn assigned(c: &Command) -> Vec<VarId> {
         | Command::Unlock { .. }
         | Command::LockUnknown { .. }
         | Command::InterruptControl { .. }
+        | Command::MakeLive { .. }
         | Command::GhostAccess { .. }
         | Command::Approximation { .. } => Vec::new(),
     }

@@ -144,7 +144,7 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
         for v in entry.ghost.ls.values().chain(entry.ghost.lsx.values()) {
             s.monotone.insert(*v, Monotone::Shrinks);
         }
-        for v in entry.ghost.read.values().chain(entry.ghost.write.values()).chain(entry.ghost.aread.values()).chain(entry.ghost.awrite.values()) {
+        for v in entry.ghost.read.values().chain(entry.ghost.write.values()).chain(entry.ghost.aread.values()).chain(entry.ghost.awrite.values()).chain(entry.ghost.live.iter()) {
             s.monotone.insert(*v, Monotone::Grows);
         }
         compute_modifies(program, entry, &mut s);
@@ -220,7 +220,7 @@ fn compute_modifies(program: &Program, entry: &InstrumentedEntry, s: &mut Summar
 
 fn shapes_for(entry: &InstrumentedEntry, v: VarId) -> Vec<Shape> {
     let g = &entry.ghost;
-    if g.cls.values().any(|x| *x == v) || g.clx.values().any(|x| *x == v) {
+    if g.cls.values().any(|x| *x == v) || g.clx.values().any(|x| *x == v) || g.live == Some(v) {
         return vec![Shape::Unchanged(v), Shape::Equals(v, false), Shape::Equals(v, true)];
     }
     if let Some(((_, l), _)) = g.ls.iter().chain(g.lsx.iter()).find(|(_, x)| **x == v) {

@@ -353,6 +353,7 @@ impl<'a> Encoder<'a> {
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
+            | Command::MakeLive { .. }
             | Command::GhostAccess { .. }
             | Command::Approximation { .. } => r,
         }

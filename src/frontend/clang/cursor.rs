@@ -310,6 +310,13 @@ impl<'t> Cursor<'t> {
         Cursor::non_null(unsafe { clang_Cursor_getVarDeclInitializer(self.raw) })
     }
 
+    /// The storage class of a declaration is `register` (at file scope: a
+    /// global register variable, `register unsigned long sp asm("rsp")`).
+    pub fn is_register_storage(&self) -> bool {
+        // SAFETY: a live cursor.
+        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Register }
+    }
+
     /// The storage class of a declaration is `extern`.
     pub fn is_extern_storage(&self) -> bool {
         // SAFETY: a live cursor.

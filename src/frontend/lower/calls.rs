@@ -84,6 +84,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             let values = self.evaluate_all(&args);
             return values.get(pass.arg).cloned().unwrap_or(Expr::int(0));
         }
+        if models.makes_live.contains_key(&name) {
+            let span = Some(self.span(c));
+            // An external call makes callbacks live by itself.
+            let Some(model) = models.functions.get(&name) else { return self.external_call(c, &name, &args) };
+            let value = self.modelled_call(c, model, &args);
+            self.b.push(Command::MakeLive { function: name, span });
+            return value;
+        }
         if let Some(model) = models.functions.get(&name) {
             return self.modelled_call(c, model, &args);
         }
@@ -132,6 +140,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         self.evaluate_all(args);
         self.s.stats.external_functions.insert(name.to_string());
         self.approx(ApproxKind::ExternalCall, name.to_string(), Some(c));
+        // It may register callbacks with the kernel.
+        if !self.b.is_terminated() {
+            let span = Some(self.span(c));
+            self.b.push(Command::MakeLive { function: name.to_string(), span });
+        }
         Expr::var(self.havoc())
     }
 
@@ -158,6 +171,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.evaluate_all(&args);
             let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
             self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
+            let span = Some(self.span(c));
+            self.b.push(Command::MakeLive { function: what, span });
             return Expr::var(self.havoc());
         }
         self.s.stats.indirect_calls_resolved += 1;
@@ -438,6 +453,15 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         // See through `(void *)&x`: the pointee's real type.
         let inner = see_through_void_casts(cursor);
+        // A local object (`copy_to_user(buf, tmp, n)` with `u8 tmp[]`): its
+        // own thread-private region, anywhere in it.
+        if let Some(key) = self.local_object(inner) {
+            let a = self.havoc();
+            self.b.assume(Expr::ge(Expr::var(a), address.clone()), None);
+            let place = Place::Mem { key, address: Expr::var(a) };
+            self.access(&place, write, access, span);
+            return;
+        }
         let Some(pointee) = layout::pointee(inner.ty()) else { return };
         let whole_object = match extent {
             Extent::Pointee => false,

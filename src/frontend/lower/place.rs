@@ -169,6 +169,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                         Storage::Memory { key, address } => self.object_or_scalar(Expr::var(address), decl.ty(), Owner::Local(key.clone()), Some(key)),
                     };
                 }
+                // A global register variable is a CPU register, private to
+                // whoever runs: not memory any other thread can touch.
+                if decl.is_register_storage() {
+                    let key = RegionKey::Local { name: format!("register {}", decl.spelling()) };
+                    let address = self.global_address(&decl.spelling());
+                    return self.object_or_scalar(address, decl.ty(), Owner::Local(key.clone()), Some(key));
+                }
                 // A global, or a static local.
                 let name = if decl.semantic_parent().is_some_and(|p| p.kind() == CursorKind::FunctionDecl) {
                     format!("{}.{}", decl.semantic_parent().map(|p| p.spelling()).unwrap_or_default(), decl.spelling())

@@ -149,6 +149,7 @@ impl Writer<'_> {
             Command::Unlock { lock, mode, .. } => write!(out, "unlock{} {lock}", mode_suffix(*mode))?,
             Command::LockUnknown { reason, .. } => write!(out, "lock ? {reason:?}")?,
             Command::InterruptControl { op, .. } => write!(out, "control {}", op.as_str())?,
+            Command::MakeLive { function, .. } => write!(out, "live {function:?}")?,
             Command::GhostAccess { region, address, write, entry_point, .. } => {
                 write!(out, "ghost.{} {region}[", if *write { "write" } else { "read" })?;
                 self.expr(out, address, ITE)?;
