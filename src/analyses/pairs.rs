@@ -173,6 +173,7 @@ mod tests {
             selected,
             partners,
             max_registrations: max,
+            holds_lock: None,
             kernel: "6.12".into(),
             reason: "test".into(),
         }

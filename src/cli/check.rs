@@ -48,6 +48,11 @@ pub struct FileVerdicts {
     pub outcome: Result<Vec<PairVerdict>, FileError>,
 }
 
+/// The pair verdicts of one file, for tests and tools using the library.
+pub fn check_file_verdicts(session: &Session, file: &std::path::Path, options: &Options) -> Result<Vec<PairVerdict>, FileError> {
+    check_file(session, file, options, None).outcome
+}
+
 /// Verifies one file.
 pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
     let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, _)| {
@@ -63,9 +68,25 @@ pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, 
                 Some(Pair { first: a, second: b })
             })
             .collect();
+        // Kernel pseudo locks each entry point runs holding.
+        let held: Vec<Vec<String>> = lowered
+            .program
+            .entry_points
+            .values()
+            .map(|e| {
+                let Some(ep) = entry_points.entry_points.iter().find(|x| x.function == e.name) else { return Vec::new() };
+                session
+                    .models
+                    .serialisation
+                    .iter()
+                    .filter(|r| r.holds_lock.is_some() && crate::analyses::pairs::matches_set(ep, &r.selected))
+                    .filter_map(|r| r.holds_lock.clone())
+                    .collect()
+            })
+            .collect();
         let program = &lowered.program;
         let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
-        verify(&lowered.program, &pairs, options, &make)
+        verify(&lowered.program, &pairs, &held, options, &make)
     });
     FileVerdicts { file: file.to_path_buf(), outcome }
 }

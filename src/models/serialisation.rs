@@ -184,6 +184,10 @@ pub struct SerialisationRule {
     pub partners: Vec<Selector>,
     /// For `self` only: the most registrations the entry point may have.
     pub max_registrations: Option<usize>,
+    /// A kernel pseudo lock the selected entry points run holding
+    /// (`holds-lock="rtnl"`): the kernel takes it around every call, so
+    /// driver code taking the same lock excludes them too.
+    pub holds_lock: Option<String>,
     /// The kernel version the rule was checked against.
     pub kernel: String,
     /// The kernel mechanism and where the kernel guarantees it.
@@ -204,6 +208,8 @@ pub(super) struct SerialisedXml {
     kernel: String,
     #[serde(rename = "@max-registrations")]
     max_registrations: Option<usize>,
+    #[serde(rename = "@holds-lock")]
+    holds_lock: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
     #[serde(rename = "select", default)]
@@ -309,6 +315,7 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         selected,
         partners,
         max_registrations: r.max_registrations,
+        holds_lock: r.holds_lock,
         kernel: r.kernel,
         reason: r.reason,
     })

@@ -33,6 +33,9 @@ pub enum Shape {
     Equals(VarId, bool),
     /// `old(held) ==> v == old(v)`.
     UnchangedWhenHeld(VarId, VarId),
+    /// `old(live) || v == old(v)`: an init entry point's code changes no
+    /// access state before it makes callbacks live.
+    UnchangedUnlessLive(VarId, VarId),
 }
 
 /// Where a candidate stands.
@@ -219,6 +222,16 @@ fn compute_modifies(program: &Program, entry: &InstrumentedEntry, s: &mut Summar
 }
 
 fn shapes_for(entry: &InstrumentedEntry, v: VarId) -> Vec<Shape> {
+    let mut shapes = base_shapes(entry, v);
+    if let Some(live) = entry.ghost.live {
+        if v != live && !shapes.is_empty() && !entry.ghost.cls.values().chain(entry.ghost.clx.values()).any(|x| *x == v) {
+            shapes.push(Shape::UnchangedUnlessLive(live, v));
+        }
+    }
+    shapes
+}
+
+fn base_shapes(entry: &InstrumentedEntry, v: VarId) -> Vec<Shape> {
     let g = &entry.ghost;
     if g.cls.values().any(|x| *x == v) || g.clx.values().any(|x| *x == v) || g.live == Some(v) {
         return vec![Shape::Unchanged(v), Shape::Equals(v, false), Shape::Equals(v, true)];
@@ -229,6 +242,11 @@ fn shapes_for(entry: &InstrumentedEntry, v: VarId) -> Vec<Shape> {
     }
     if g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()).any(|x| *x == v) {
         return vec![Shape::Unchanged(v)];
+    }
+    if g.site_read.values().chain(g.site_write.values()).any(|x| *x == v) {
+        // Only useful guarded by liveness (sites are otherwise constrained
+        // by facts).
+        return Vec::new();
     }
     Vec::new()
 }

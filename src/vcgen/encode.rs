@@ -197,7 +197,9 @@ impl<'a> Encoder<'a> {
                     let lit = self.vc.literal(i);
                     r = self.define_bool("reach", Expr::and(r, Expr::implies(Expr::var(lit), f)));
                 }
-                r = self.loop_free_facts(vars, &old, &env, r);
+                let before = old.clone();
+                r = self.loop_free_facts(vars, &before, &env, r);
+                r = self.site_facts_at(p, vars, &before, &env, r);
             }
             for command in &procedure.blocks[b].commands {
                 r = self.command(command, &mut env, &old, r);
@@ -386,8 +388,18 @@ impl<'a> Encoder<'a> {
         let modified: BTreeSet<VarId> = modifies.into_iter().collect();
         r = self.loop_free_facts(&modified, &before, env, r);
         // The access sites the callee may leave in its site variables.
-        for (site_var, sites) in summaries.site_facts(callee) {
-            let (Some(&b), Some(&a)) = (before.get(site_var), env.get(site_var)) else { continue };
+        let all: BTreeSet<VarId> = summaries.site_facts(callee).iter().map(|(v, _)| *v).collect();
+        self.site_facts_at(callee, &all, &before, env, r)
+    }
+
+    /// After a havoc of `vars`: each site variable among them holds its
+    /// value from before, or one of the sites procedure `p` can set.
+    fn site_facts_at(&mut self, p: ProcId, vars: &BTreeSet<VarId>, before: &Env, after: &Env, mut r: Expr) -> Expr {
+        for (site_var, sites) in self.summaries.site_facts(p) {
+            if !vars.contains(site_var) {
+                continue;
+            }
+            let (Some(&b), Some(&a)) = (before.get(site_var), after.get(site_var)) else { continue };
             let mut options = vec![Expr::eq(Expr::var(a), Expr::var(b))];
             options.extend(sites.iter().map(|s| Expr::eq(Expr::var(a), Expr::int(*s as i128))));
             r = self.define_bool("reach", Expr::and(r, Expr::or_all(options)));
@@ -421,6 +433,11 @@ impl<'a> Encoder<'a> {
                 let h = old_of(self, held);
                 let (n, o) = (now_of(self, v), old_of(self, v));
                 Expr::implies(h, Expr::eq(n, o))
+            }
+            super::contracts::Shape::UnchangedUnlessLive(live, v) => {
+                let l = old_of(self, live);
+                let (n, o) = (now_of(self, v), old_of(self, v));
+                Expr::or(l, Expr::eq(n, o))
             }
         }
     }

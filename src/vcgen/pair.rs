@@ -35,17 +35,27 @@ pub struct EntryRun {
 
 /// Encodes the pair (`first`, `second`) (which may be the same entry point:
 /// two instances, renamed apart by separate incarnations).
-pub fn encode_pair(lp: &LocksetProgram, summaries: &Summaries, first: usize, second: usize) -> (Vc, [EntryRun; 2]) {
+pub fn encode_pair(
+    lp: &LocksetProgram,
+    summaries: &Summaries,
+    first: usize,
+    second: usize,
+    held: [&BTreeSet<crate::ir::LockId>; 2],
+) -> (Vc, [EntryRun; 2]) {
     let mut enc = Encoder::new(&lp.program, summaries);
     // The watched addresses are shared by both runs.
     let mut shared = Env::new();
     for w in lp.watched.values() {
         enc.current(&mut shared, *w);
     }
-    let runs = [first, second].map(|i| {
+    let runs = [(first, held[0]), (second, held[1])].map(|(i, held)| {
         let entry = &lp.entries[i];
         let mut env = shared.clone();
+        // A lock the kernel holds around the call is held from the start.
+        let held_vars: BTreeSet<VarId> =
+            held.iter().flat_map(|l| entry.ghost.cls.get(l).into_iter().chain(entry.ghost.clx.get(l))).copied().collect();
         for (v, value) in entry.ghost.initial_values() {
+            let value = if held_vars.contains(&v) { Expr::bool(true) } else { value };
             let s = enc.current(&mut env, v);
             enc.vc.constraints.push(Expr::eq(Expr::var(s), value));
         }

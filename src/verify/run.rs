@@ -76,7 +76,16 @@ fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, entry: usize, p: Pro
 
 /// Verifies a lowered driver: the verdicts of every pair, in the order of
 /// `pairs`, which index the lowered program's entry points.
-pub fn verify<S: PairSolver>(lowered: &Program, pairs: &[Pair], options: &Options, solver: &(dyn Fn() -> S + Sync)) -> Vec<PairVerdict> {
+///
+/// `held[i]` names the kernel pseudo locks entry point `i` runs holding
+/// (the serialisation rules' `holds-lock`).
+pub fn verify<S: PairSolver>(
+    lowered: &Program,
+    pairs: &[Pair],
+    held: &[Vec<String>],
+    options: &Options,
+    solver: &(dyn Fn() -> S + Sync),
+) -> Vec<PairVerdict> {
     let lp = instrument(lowered);
     let mut summaries = contracts::build(&lp);
     let callers = callers(&lp.program);
@@ -84,13 +93,26 @@ pub fn verify<S: PairSolver>(lowered: &Program, pairs: &[Pair], options: &Option
         let vc_of = |s: &Summaries, p: ProcId| procedure_vc(&lp, s, i, p);
         houdini::run(&mut summaries, &entry.procedures, &callers, &vc_of, &|| solver(), options.houdini_budget);
     }
-    pairs.iter().map(|pair| check_pair(&lp, &summaries, pair.first, pair.second, solver)).collect()
+    let held: Vec<BTreeSet<crate::ir::LockId>> = (0..lp.entries.len())
+        .map(|i| {
+            let names = held.get(i).cloned().unwrap_or_default();
+            lp.program.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
+        })
+        .collect();
+    pairs.iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect()
 }
 
-fn check_pair<S: PairSolver>(lp: &LocksetProgram, summaries: &Summaries, a: usize, b: usize, solver: &dyn Fn() -> S) -> PairVerdict {
+fn check_pair<S: PairSolver>(
+    lp: &LocksetProgram,
+    summaries: &Summaries,
+    held: &[BTreeSet<crate::ir::LockId>],
+    a: usize,
+    b: usize,
+    solver: &dyn Fn() -> S,
+) -> PairVerdict {
     let (ea, eb) = (&lp.entries[a], &lp.entries[b]);
     let mut verdict = PairVerdict { first: ea.name.clone(), second: eb.name.clone(), regions: Vec::new() };
-    let (vc, runs) = encode_pair(lp, summaries, a, b);
+    let (vc, runs) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]]);
     let unsound: Vec<String> = ea.unsound.iter().chain(&eb.unsound).map(|(_, what)| what.clone()).collect();
     let mut s = solver();
     s.load(&vc);

@@ -104,12 +104,20 @@ pub fn lower_from<'t>(
             all
         }
     };
-    let functions = reach::reachable_functions(&roots, |name| models.replaces(name));
     let mut program = Program::new();
     let mut shared = Shared::new(models, main_file);
     if let Some(main_id) = main_id {
         shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
     }
+    // Functions stored in a structure field (a driver-internal ops table)
+    // may be called through it from anywhere: lower them too, so that such
+    // calls resolve to their bodies.
+    let stored: std::collections::HashSet<&String> = shared.field_targets.values().flatten().collect();
+    let mut roots = roots;
+    let mut extra: Vec<Cursor<'t>> = definitions.values().filter(|d| stored.contains(&d.usr())).copied().collect();
+    extra.sort_by_key(|c| c.location().offset);
+    roots.extend(extra);
+    let functions = reach::reachable_functions(&roots, |name| models.replaces(name));
     for f in &functions {
         let id = calls::declare_procedure(&mut program, &mut shared, *f);
         shared.procedures.insert(f.usr(), id);
