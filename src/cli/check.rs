@@ -101,7 +101,13 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
             return Exit::Error;
         }
     }
-    let results: Vec<FileVerdicts> = files.iter().map(|f| check_file(&session, f, &options, args.dump_smt.as_deref())).collect();
+    // Houdini and the pair checks run on a pool of `--jobs` threads; the
+    // results are gathered in order, so the output does not depend on it.
+    let run_all = || -> Vec<FileVerdicts> { files.iter().map(|f| check_file(&session, f, &options, args.dump_smt.as_deref())).collect() };
+    let results = match rayon::ThreadPoolBuilder::new().num_threads(session.jobs.max(1)).build() {
+        Ok(pool) => pool.install(run_all),
+        Err(_) => run_all(),
+    };
     let mut out = std::io::stdout().lock();
     let written = match args.format {
         Format::Text => write_text(&mut out, &results),

@@ -28,8 +28,9 @@ use std::time::{Duration, Instant};
 /// How a [`Solver`] checks and what it records.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SolverOptions {
-    /// The wall-clock limit of one check (z3's `timeout`, in milliseconds,
-    /// rounded down, at least 1; 2^32 ms or more means none).
+    /// The wall-clock limit of one check, `Duration::MAX` for none. A
+    /// watchdog thread interrupts z3 when it passes (z3's own `timeout`
+    /// parameter deadlocks in 4.8.12; `z3_backend.rs` says how).
     pub timeout: Duration,
     /// z3's deterministic resource limit (`rlimit`) per check, if any: unlike
     /// the timeout, it answers the same on a loaded machine as on an idle one.
@@ -156,7 +157,8 @@ impl Solver {
 
     /// A session over terms already built (for instance on another thread).
     pub fn with_terms(options: SolverOptions, terms: TermBank) -> Solver {
-        let made = guard(|| Backend::new(&terms, options.timeout, options.resource_limit));
+        let timeout = (options.timeout != Duration::MAX).then_some(options.timeout);
+        let made = guard(|| Backend::new(&terms, timeout, options.resource_limit));
         let (backend, broken) = match made {
             Ok(backend) => (Some(backend), None),
             Err(reason) => (None, Some(Broken { depth: 0, reason: format!("z3 could not make a solver: {reason}") })),

@@ -20,6 +20,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 use z3::ast::{Ast, Bool, Int};
 
@@ -210,28 +212,25 @@ pub(super) enum Answer {
     Unknown(String),
 }
 
-/// A z3 solver with its translation cache.
+/// A z3 solver with its translation cache and its per-check time limit.
 pub(super) struct Backend {
     solver: z3::Solver,
     translator: Rc<RefCell<Translator>>,
+    timeout: Option<Duration>,
 }
 
 impl Backend {
-    /// A solver on this thread's context, with a per-check timeout and,
-    /// optionally, a deterministic resource limit.
-    pub(super) fn new(bank: &TermBank, timeout: Duration, resource_limit: Option<u32>) -> Backend {
+    /// A solver on this thread's context. The time limit is kept here and
+    /// enforced by [`Backend::check`], not given to z3 (see there); the
+    /// resource limit is z3's `rlimit` parameter.
+    pub(super) fn new(bank: &TermBank, timeout: Option<Duration>, resource_limit: Option<u32>) -> Backend {
         let solver = z3::Solver::new();
-        let mut params = z3::Params::new();
-        // z3 reads UINT_MAX as "no timeout"; a request below 1 ms becomes 1 ms.
-        let ms = timeout.as_millis().max(1);
-        if ms < u128::from(u32::MAX) {
-            params.set_u32("timeout", ms as u32);
-        }
         if let Some(limit) = resource_limit {
+            let mut params = z3::Params::new();
             params.set_u32("rlimit", limit);
+            solver.set_params(&params);
         }
-        solver.set_params(&params);
-        Backend { solver, translator: Rc::new(RefCell::new(Translator::new(bank))) }
+        Backend { solver, translator: Rc::new(RefCell::new(Translator::new(bank))), timeout }
     }
 
     pub(super) fn assert(&self, bank: &TermBank, t: TermId) {
@@ -248,22 +247,58 @@ impl Backend {
     }
 
     /// Checks the assertions under `assumptions`.
+    ///
+    /// The time limit is a watchdog thread that interrupts z3's context
+    /// (`Z3_interrupt`) when the limit passes before the check returns.
+    /// z3's own `timeout` parameter is not used: in z3 4.8.10 to 4.8.12 its
+    /// timer thread pool hands a fired timer back to the pool while the
+    /// check still holds the timer's mutex, and the next timer the same
+    /// check starts waits for that mutex forever (Z3Prover/z3#5371); on
+    /// this machine three 20 ms checks in a row hung every time. An
+    /// interrupt only cancels the check running at that moment (z3 undoes
+    /// the cancellation when the check returns), and the watchdog is joined
+    /// before this function returns, so it never reaches the next check.
     pub(super) fn check(&self, bank: &TermBank, assumptions: &[TermId]) -> Answer {
         let literals: Vec<Bool> = {
             let mut translator = self.translator.borrow_mut();
             assumptions.iter().map(|&a| translator.bool(bank, a)).collect()
         };
-        let verdict = if literals.is_empty() { self.solver.check() } else { self.solver.check_assumptions(&literals) };
+        let context = self.solver.get_context();
+        let handle = context.handle();
+        let fired = AtomicBool::new(false);
+        let verdict = std::thread::scope(|scope| {
+            let (done, wait) = mpsc::channel::<()>();
+            if let Some(limit) = self.timeout {
+                let (handle, fired) = (&handle, &fired);
+                scope.spawn(move || {
+                    if let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
+                        fired.store(true, Ordering::SeqCst);
+                        handle.interrupt();
+                    }
+                });
+            }
+            let verdict = if literals.is_empty() { self.solver.check() } else { self.solver.check_assumptions(&literals) };
+            drop(done);
+            verdict
+        });
         match verdict {
             z3::SatResult::Unsat => Answer::Unsat(self.core(&literals)),
             z3::SatResult::Sat => match self.solver.get_model() {
                 Some(model) => Answer::Sat(Model { model, translator: Rc::clone(&self.translator) }),
                 None => Answer::Unknown("z3 answered sat but gave no model".to_string()),
             },
-            z3::SatResult::Unknown => Answer::Unknown(match self.solver.get_reason_unknown() {
-                Some(reason) if !reason.is_empty() => reason,
-                Some(_) | None => "unknown".to_string(),
-            }),
+            z3::SatResult::Unknown => {
+                let reason = match self.solver.get_reason_unknown() {
+                    Some(reason) if !reason.is_empty() => reason,
+                    Some(_) | None => "unknown".to_string(),
+                };
+                match self.timeout {
+                    Some(limit) if fired.load(Ordering::SeqCst) => {
+                        Answer::Unknown(format!("timeout after {} ms (z3: {reason})", limit.as_millis()))
+                    }
+                    Some(_) | None => Answer::Unknown(reason),
+                }
+            }
         }
     }
 

@@ -68,7 +68,7 @@ pub enum Monotone {
 }
 
 /// All contracts of an instrumented program.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Summaries {
     /// Every candidate; its index is its id.
     pub candidates: Vec<Candidate>,

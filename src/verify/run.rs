@@ -16,6 +16,7 @@ use crate::ir::{Command, Expr, ProcId, Program, VarId};
 use crate::vcgen::contracts::{self, Summaries};
 use crate::vcgen::encode::{CheckOf, Encoder, Env, Vc};
 use crate::vcgen::pair::{EntryRun, encode_pair};
+use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
@@ -43,6 +44,8 @@ pub trait PairSolver: VcSolver {
     fn bool_value(&mut self, v: VarId) -> Option<bool>;
     /// Adds a constraint to the loaded VC.
     fn add(&mut self, e: &Expr);
+    /// Checks with the literals fixed and the extra formulas assumed.
+    fn check_with(&mut self, literals: &[(VarId, bool)], extra: &[Expr]) -> Outcome;
 }
 
 /// The callers of every procedure.
@@ -89,9 +92,25 @@ pub fn verify<S: PairSolver>(
     let lp = instrument(lowered);
     let mut summaries = contracts::build(&lp);
     let callers = callers(&lp.program);
-    for (i, entry) in lp.entries.iter().enumerate() {
-        let vc_of = |s: &Summaries, p: ProcId| procedure_vc(&lp, s, i, p);
-        houdini::run(&mut summaries, &entry.procedures, &callers, &vc_of, &|| solver(), options.houdini_budget);
+    // Houdini per entry point, in parallel: the entry points' procedures
+    // are disjoint copies, so are their candidates; each run works on its
+    // own copy of the beliefs and hands back those of its candidates.
+    let beliefs: Vec<Vec<(usize, bool)>> = lp
+        .entries
+        .par_iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let mut mine = summaries.clone();
+            let vc_of = |s: &Summaries, p: ProcId| procedure_vc(&lp, s, i, p);
+            houdini::run(&mut mine, &entry.procedures, &callers, &vc_of, &|| solver(), options.houdini_budget);
+            (0..mine.candidates.len())
+                .filter(|c| entry.procedures.contains(&mine.candidates[*c].procedure))
+                .map(|c| (c, mine.alive[c]))
+                .collect()
+        })
+        .collect();
+    for (c, alive) in beliefs.into_iter().flatten() {
+        summaries.alive[c] = alive;
     }
     let held: Vec<BTreeSet<crate::ir::LockId>> = (0..lp.entries.len())
         .map(|i| {
@@ -99,7 +118,8 @@ pub fn verify<S: PairSolver>(
             lp.program.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
         })
         .collect();
-    pairs.iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect()
+    // The pairs, in parallel, gathered in order.
+    pairs.par_iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect()
 }
 
 fn check_pair<S: PairSolver>(
@@ -135,7 +155,7 @@ fn check_pair<S: PairSolver>(
                 }
                 for k in failing {
                     let CheckOf::Race(r) = vc.checks[k].1 else { continue };
-                    let evidence = [access(lp, &mut s, &runs[0], a, r), access(lp, &mut s, &runs[1], b, r)];
+                    let evidence = canonical_evidence(lp, &mut s, &literals, &vc.checks[k].0, &runs, [a, b], r);
                     decided.insert(k, Verdict::Race(Box::new(evidence)));
                     open.remove(&k);
                     // Look for the races on the other regions.
@@ -157,34 +177,66 @@ fn check_pair<S: PairSolver>(
     verdict
 }
 
-/// One side of a race, read from the model: whether the entry point wrote
-/// the watched address (else read it), the site that last did, and the
-/// locks held at all its accesses to it.
-fn access<S: PairSolver>(lp: &LocksetProgram, s: &mut S, run: &EntryRun, e: usize, r: crate::ir::RegionId) -> Access {
-    let entry = &lp.entries[e];
-    let g = &entry.ghost;
-    let value = |s: &mut S, v: VarId| run.end.exit_env.get(&v).and_then(|x| s.bool_value(*x)).unwrap_or(false);
-    let wrote = value(s, g.write[&r]) || value(s, g.awrite[&r]);
-    let site_var = if wrote { g.site_write[&r] } else { g.site_read[&r] };
-    let site = run
-        .end
-        .exit_env
-        .get(&site_var)
-        .and_then(|x| s.int_value(*x))
-        .and_then(|n| usize::try_from(n).ok())
-        .and_then(|n| lp.sites.get(n));
-    let locks = g
-        .cls
-        .keys()
-        .filter(|l| g.ls.get(&(r, **l)).is_some_and(|v| value(s, *v)))
-        .map(|l| lp.program.locks[*l].name.clone())
-        .collect();
-    Access {
-        entry: entry.name.clone(),
-        write: wrote,
-        atomic: site.is_some_and(|x| x.atomic),
-        span: site.and_then(|x| x.span.clone()),
-        function: site.map(|x| x.function.clone()).unwrap_or_else(|| entry.name.clone()),
-        locks,
+/// The evidence of a race, independent of the model the solver happened to
+/// find (so that the output is the same for any job count): for each side
+/// in turn, the first access site, writes before reads and then by number,
+/// that some execution with the race can end with; and the locks held in
+/// every such execution.
+fn canonical_evidence<S: PairSolver>(
+    lp: &LocksetProgram,
+    s: &mut S,
+    literals: &[(VarId, bool)],
+    failure: &Expr,
+    runs: &[EntryRun; 2],
+    entries: [usize; 2],
+    r: crate::ir::RegionId,
+) -> [Access; 2] {
+    let mut fixed = vec![failure.clone()];
+    let mut sides = Vec::new();
+    for (run, &e) in runs.iter().zip(&entries) {
+        let entry = &lp.entries[e];
+        let g = &entry.ghost;
+        let end = |v: VarId| run.end.exit_env.get(&v).map(|x| Expr::var(*x));
+        let own: std::collections::HashSet<&str> = entry
+            .procedures
+            .iter()
+            .map(|p| lp.program.procedures[*p].name.split_once("__").map_or("", |(_, f)| f))
+            .collect();
+        let mut candidates: Vec<(usize, &crate::instrument::lockset::AccessSite)> =
+            lp.sites.iter().enumerate().filter(|(_, x)| x.region == r && own.contains(x.function.as_str())).collect();
+        candidates.sort_by_key(|(i, x)| (!x.write, *i));
+        let mut chosen = None;
+        for (i, site) in candidates {
+            let var = if site.write { g.site_write[&r] } else { g.site_read[&r] };
+            let Some(value) = end(var) else { continue };
+            let mut extra = fixed.clone();
+            extra.push(Expr::eq(value, Expr::int(i as i128)));
+            if matches!(s.check_with(literals, &extra), Outcome::Failing(_)) {
+                fixed = extra;
+                chosen = Some(site);
+                break;
+            }
+        }
+        // A lock is reported held when no execution with these sites lacks it.
+        let mut locks = Vec::new();
+        for l in g.cls.keys() {
+            let Some(ls) = g.ls.get(&(r, *l)).and_then(|v| end(*v)) else { continue };
+            let mut extra = fixed.clone();
+            extra.push(Expr::not(ls));
+            if matches!(s.check_with(literals, &extra), Outcome::Unsat) {
+                locks.push(lp.program.locks[*l].name.clone());
+            }
+        }
+        sides.push(Access {
+            entry: entry.name.clone(),
+            write: chosen.is_some_and(|x| x.write),
+            atomic: chosen.is_some_and(|x| x.atomic),
+            span: chosen.and_then(|x| x.span.clone()),
+            function: chosen.map(|x| x.function.clone()).unwrap_or_else(|| entry.name.clone()),
+            locks,
+        });
     }
+    let second = sides.pop().expect("two sides");
+    let first = sides.pop().expect("two sides");
+    [first, second]
 }

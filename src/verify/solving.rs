@@ -129,13 +129,20 @@ impl VcSolver for SolverAdapter<'_> {
     }
 
     fn check(&mut self, literals: &[(VarId, bool)]) -> Outcome {
-        let assumptions: Vec<TermId> = literals
+        self.check_terms(literals, Vec::new())
+    }
+}
+
+impl SolverAdapter<'_> {
+    fn check_terms(&mut self, literals: &[(VarId, bool)], extra: Vec<TermId>) -> Outcome {
+        let mut assumptions: Vec<TermId> = literals
             .iter()
             .map(|(v, value)| {
                 let t = self.vars[v.as_u32() as usize];
                 if *value { t } else { self.solver.terms_mut().not(t) }
             })
             .collect();
+        assumptions.extend(extra);
         match self.solver.check_assuming(&assumptions) {
             CheckResult::Unsat { .. } => {
                 self.model = None;
@@ -174,5 +181,10 @@ impl PairSolver for SolverAdapter<'_> {
     fn add(&mut self, e: &Expr) {
         let t = self.term(e);
         self.solver.assert(t);
+    }
+
+    fn check_with(&mut self, literals: &[(VarId, bool)], extra: &[Expr]) -> Outcome {
+        let extra: Vec<TermId> = extra.iter().map(|e| self.term(e)).collect();
+        self.check_terms(literals, extra)
     }
 }
