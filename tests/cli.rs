@@ -458,3 +458,51 @@ fn serialisation_rules_are_data_read_from_the_models_directory() {
         assert!(err.contains("rules.xml: error: invalid kernel model") && err.contains(message), "{rule}: {err}");
     }
 }
+
+#[test]
+fn check_reports_races_with_both_accesses_and_exit_code_1() {
+    let dir = scratch("check");
+    let f = write(&dir, "small.c", SMALL_DRIVER.as_bytes());
+    let o = racewatch(&["check", &f]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "races found: exit 1\n{out}{}", stderr(&o));
+    // s_read reads `count`, s_write increments it and s_irq resets it: all
+    // unlocked.
+    assert!(out.contains("small.c:6:") && out.contains("warning: potential read/write race on global count [data-race]"), "{out}");
+    assert!(out.contains("note: write by entry point s_write, holding no lock"), "{out}");
+    assert!(out.lines().last().unwrap().contains("pairs proven race-free"), "{out}");
+    // JSON carries the same, as data.
+    let o = racewatch(&["check", "--format", "json", &f]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    let regions = doc["files"][0]["pairs"].as_array().unwrap().iter().flat_map(|p| p["regions"].as_array().unwrap().clone());
+    let races: Vec<serde_json::Value> = regions.filter(|r| r["verdict"] == "race").collect();
+    assert!(!races.is_empty());
+    assert_eq!(races[0]["accesses"].as_array().unwrap().len(), 2);
+    assert!(races[0]["accesses"][0]["location"]["line"].is_number(), "{}", races[0]);
+}
+
+#[test]
+fn check_proves_a_locked_driver_and_exits_0() {
+    let dir = scratch("check-fixed");
+    let fixed = SMALL_DRIVER
+        .replace("static int count;", "static int count;\nstatic DEFINE_SPINLOCK(l);")
+        .replace("{ return count; }", "{ int c; spin_lock(&l); c = count; spin_unlock(&l); return c; }")
+        .replace("{ count++; return n; }", "{ spin_lock(&l); count++; spin_unlock(&l); return n; }")
+        .replace("{ count = 0; return IRQ_HANDLED; }", "{ spin_lock(&l); count = 0; spin_unlock(&l); return IRQ_HANDLED; }");
+    let f = write(&dir, "fixed.c", format!("#include <linux/spinlock.h>\n{fixed}").as_bytes());
+    let o = racewatch(&["check", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("0 potential races, 0 unknown"), "{}", stdout(&o));
+}
+
+#[test]
+fn check_output_is_the_same_for_any_job_count() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/corpus-races");
+    for name in ["twolocks_race.c", "guard_race.c", "regearly_race.c"] {
+        let f = dir.join(name).display().to_string();
+        let one = racewatch(&["check", "-j", "1", &f]);
+        let two = racewatch(&["check", "-j", "2", &f]);
+        assert_eq!(one.status.code(), Some(1), "{name}: {}", stdout(&one));
+        assert_eq!(stdout(&one), stdout(&two), "{name}");
+    }
+}
