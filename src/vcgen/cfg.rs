@@ -39,27 +39,6 @@ fn successors(p: &Procedure, b: BlockId) -> Vec<BlockId> {
     }
 }
 
-/// The variables a command may change (calls: their results; ghost
-/// globals a callee changes are added by the caller of this function).
-pub fn assigned(c: &Command) -> Vec<VarId> {
-    match c {
-        Command::Assign { target, .. } | Command::Load { target, .. } => vec![*target],
-        Command::Havoc { vars, .. } => vars.clone(),
-        Command::Call { results, .. } => results.clone(),
-        Command::TryLock { success, .. } => vec![*success],
-        Command::Assume { .. }
-        | Command::Assert { .. }
-        | Command::Store { .. }
-        | Command::Lock { .. }
-        | Command::Unlock { .. }
-        | Command::LockUnknown { .. }
-        | Command::InterruptControl { .. }
-        | Command::MakeLive { .. }
-        | Command::GhostAccess { .. }
-        | Command::Approximation { .. } => Vec::new(),
-    }
-}
-
 /// Analyses a procedure's blocks. `call_modifies` gives the globals a call
 /// command may change, so that loops containing calls havoc them.
 pub fn analyse(p: &Procedure, call_modifies: &dyn Fn(&Command) -> Vec<VarId>) -> Cfg {
@@ -126,7 +105,7 @@ pub fn analyse(p: &Procedure, call_modifies: &dyn Fn(&Command) -> Vec<VarId>) ->
         let mut vars = BTreeSet::new();
         for n in component {
             for c in &p.blocks[graph[*n]].commands {
-                vars.extend(assigned(c));
+                vars.extend(c.targets());
                 vars.extend(call_modifies(c));
             }
         }
