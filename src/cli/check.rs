@@ -38,6 +38,10 @@ pub struct CheckArgs {
     /// Write every solver query as a replayable .smt2 file here.
     #[arg(long, value_name = "DIR")]
     pub dump_smt: Option<PathBuf>,
+    /// Print what Houdini did for each entry point, and the time spent, to
+    /// stderr.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// One file's outcome.
@@ -46,6 +50,10 @@ pub struct FileVerdicts {
     pub file: PathBuf,
     /// Its pair verdicts, or why it could not be verified.
     pub outcome: Result<Vec<PairVerdict>, FileError>,
+    /// What Houdini did per entry point.
+    pub houdini: Vec<(String, crate::houdini::Report)>,
+    /// Wall-clock time of the whole file.
+    pub time: Duration,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
@@ -55,6 +63,8 @@ pub fn check_file_verdicts(session: &Session, file: &std::path::Path, options: &
 
 /// Verifies one file.
 pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
+    let start = std::time::Instant::now();
+    let mut houdini = Vec::new();
     let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, _)| {
         // Pairs index the extracted entry points; the lowered program lists
         // them by name.
@@ -86,9 +96,11 @@ pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, 
             .collect();
         let program = &lowered.program;
         let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
-        verify(&lowered.program, &pairs, &held, options, &make)
+        let (verdicts, reports) = verify(&lowered.program, &pairs, &held, options, &make);
+        houdini = reports;
+        verdicts
     });
-    FileVerdicts { file: file.to_path_buf(), outcome }
+    FileVerdicts { file: file.to_path_buf(), outcome, houdini, time: start.elapsed() }
 }
 
 /// Runs `racewatch check`.
@@ -116,6 +128,23 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     if let Err(e) = written.and_then(|_| out.flush()) {
         eprintln!("racewatch: error: cannot write output: {e}");
         return Exit::Error;
+    }
+    if args.verbose {
+        for r in &results {
+            for (entry, h) in &r.houdini {
+                eprintln!(
+                    "houdini {} {entry}: {:?}, {} of {} candidates proven, {} queries ({} unknown), {:.2} s",
+                    r.file.display(),
+                    h.stop,
+                    h.proven,
+                    h.candidates,
+                    h.queries,
+                    h.unknown,
+                    h.time.as_secs_f64()
+                );
+            }
+            eprintln!("time {} {:.2} s", r.file.display(), r.time.as_secs_f64());
+        }
     }
     let mut failed = !errors.is_empty();
     for e in &errors {

@@ -88,29 +88,34 @@ pub fn verify<S: PairSolver>(
     held: &[Vec<String>],
     options: &Options,
     solver: &(dyn Fn() -> S + Sync),
-) -> Vec<PairVerdict> {
+) -> (Vec<PairVerdict>, Vec<(String, houdini::Report)>) {
     let lp = instrument(lowered);
     let mut summaries = contracts::build(&lp);
     let callers = callers(&lp.program);
     // Houdini per entry point, in parallel: the entry points' procedures
     // are disjoint copies, so are their candidates; each run works on its
     // own copy of the beliefs and hands back those of its candidates.
-    let beliefs: Vec<Vec<(usize, bool)>> = lp
+    let runs: Vec<(Vec<(usize, bool)>, houdini::Report)> = lp
         .entries
         .par_iter()
         .enumerate()
         .map(|(i, entry)| {
             let mut mine = summaries.clone();
             let vc_of = |s: &Summaries, p: ProcId| procedure_vc(&lp, s, i, p);
-            houdini::run(&mut mine, &entry.procedures, &callers, &vc_of, &|| solver(), options.houdini_budget);
-            (0..mine.candidates.len())
+            let report = houdini::run(&mut mine, &entry.procedures, &callers, &vc_of, &|| solver(), options.houdini_budget);
+            let beliefs = (0..mine.candidates.len())
                 .filter(|c| entry.procedures.contains(&mine.candidates[*c].procedure))
                 .map(|c| (c, mine.alive[c]))
-                .collect()
+                .collect();
+            (beliefs, report)
         })
         .collect();
-    for (c, alive) in beliefs.into_iter().flatten() {
-        summaries.alive[c] = alive;
+    let mut reports = Vec::new();
+    for ((beliefs, report), entry) in runs.into_iter().zip(&lp.entries) {
+        for (c, alive) in beliefs {
+            summaries.alive[c] = alive;
+        }
+        reports.push((entry.name.clone(), report));
     }
     let held: Vec<BTreeSet<crate::ir::LockId>> = (0..lp.entries.len())
         .map(|i| {
@@ -119,7 +124,8 @@ pub fn verify<S: PairSolver>(
         })
         .collect();
     // The pairs, in parallel, gathered in order.
-    pairs.par_iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect()
+    let verdicts = pairs.par_iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect();
+    (verdicts, reports)
 }
 
 fn check_pair<S: PairSolver>(
