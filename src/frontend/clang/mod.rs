@@ -18,13 +18,15 @@
 
 #![allow(non_upper_case_globals)] // clang-sys names its constants as libclang does.
 
+mod c_syntax;
 mod cursor;
 mod kinds;
 mod types;
 
 pub use cursor::{Cursor, EvalValue, Location};
 
-pub use kinds::{BinaryOperator, CExpr, CStmt, CSyntax, CursorKind, TypeKind, UnaryOperator};
+pub use c_syntax::{CExpr, CStmt, CSyntax};
+pub use kinds::{BinaryOperator, CursorKind, TypeKind, UnaryOperator};
 pub use types::Type;
 
 use clang_sys::*;
