@@ -185,7 +185,13 @@ impl TermBank {
     }
 
     /// `add` (neutral 0) or `mul` (neutral 1, and 0 absorbs).
-    fn ring(&mut self, operator: &str, args: &[TermId], neutral: i128, combine: fn(i128, i128) -> Option<i128>) -> TermId {
+    fn ring(
+        &mut self,
+        operator: &str,
+        args: &[TermId],
+        neutral: i128,
+        combine: fn(i128, i128) -> Option<i128>,
+    ) -> TermId {
         let mut constant = neutral;
         let mut kept = Vec::with_capacity(args.len());
         for &a in args {

@@ -16,18 +16,28 @@
 //!
 //! # Soundness rules
 //!
-//! - `Unknown` is its own answer. A timeout (z3's `timeout` parameter, per
-//!   check), an exhausted resource limit (`rlimit`), an incomplete theory
-//!   and any z3 failure are `Unknown` with z3's reason, never `Unsat`.
+//! - `Unknown` is its own answer. A timeout (a watchdog thread interrupts
+//!   z3 when the per-check limit passes), an exhausted resource limit
+//!   (`rlimit`), an incomplete theory and any z3 failure are `Unknown`
+//!   with the reason, never `Unsat`. z3's reason strings are not reliable
+//!   (an interrupted nonlinear check may say `incomplete`), so a timeout is
+//!   recognised by the watchdog having fired, not by z3's words.
 //! - z3 never stops the process: every z3 call runs under `catch_unwind`
 //!   (the `z3` crate panics on z3 errors), and a session that lost track of
 //!   z3's state answers `Unknown` until the broken scope is popped
 //!   (`session.rs`). The panic hook still prints the panic's message on
 //!   stderr; the pipeline's own output is unaffected.
+//! - z3 errors in calls that return nothing are ignored by the `z3` crate;
+//!   the one that matters, an assertion z3 dropped, is caught by comparing
+//!   z3's assertion count with the session's before every check.
+//! - Every check runs z3's incremental SMT core (`ignore_solver1`): the
+//!   answer does not depend on whether a check is the first, and z3's
+//!   tactic engine, whose internal timers share the deadlock-prone timer
+//!   pool of z3 4.8.12, never runs (`z3_backend.rs`).
 //! - An unsat core is a set of assumption positions; when z3 names
 //!   something that cannot be mapped back, every position is returned (a
 //!   superset of a core is a core).
-//!
+
 //! # Debugging
 //!
 //! [`Solver::dump_to`] writes the current query as a replayable SMT-LIB
@@ -38,11 +48,12 @@
 //! # The z3 library
 //!
 //! The `z3` crate 0.22 against Debian's libz3 4.8.12 (docs/solver.md says
-//! why). Only z3 C functions present in 4.8.12 may be reached: the crate
-//! also binds about 115 newer ones, which fail at link time. Contexts are
-//! per thread in this crate, so a [`Solver`] is not `Send`; run one per
-//! worker thread.
-//!
+//! why, and lists what surprised us). Only z3 C functions present in
+//! 4.8.12 may be reached: the crate also binds about 115 newer ones, which
+//! fail at link time. Contexts are per thread in this crate, so a
+//! [`Solver`] is not `Send`; run one per worker thread. z3's SIGINT handler
+//! is switched off (`ctrl_c`), so Ctrl-C stops racewatch as usual.
+
 //! # Modules
 //!
 //! - `term`: sorts, [`TermId`], [`Term`], [`TermBank`]; `fold`: its

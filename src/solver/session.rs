@@ -36,7 +36,7 @@ pub struct SolverOptions {
     /// the timeout, it answers the same on a loaded machine as on an idle one.
     pub resource_limit: Option<u32>,
     /// When set, every check first writes its query to
-    /// `dump_dir/query-N.smt2` (N counts the checks of the whole process,
+    /// `dump_dir/query-N.smt2` (N counts the dumped checks of the process,
     /// so sessions on several threads can share the directory) and appends
     /// the answer as a comment once z3 has given it.
     pub dump_dir: Option<PathBuf>,
@@ -220,20 +220,20 @@ impl Solver {
         assert!(self.terms.sort(t) == Sort::Bool, "asserted {t:?} is not Boolean");
         self.assertions.push(t);
         let depth = self.scopes.len();
-        if let (None, Some(backend)) = (&self.broken, &self.backend) {
-            if let Err(reason) = guard(|| backend.assert(&self.terms, t)) {
-                self.broken = Some(Broken { depth, reason: format!("z3 failed on an assertion: {reason}") });
-            }
+        if let (None, Some(backend)) = (&self.broken, &self.backend)
+            && let Err(reason) = guard(|| backend.assert(&self.terms, t))
+        {
+            self.broken = Some(Broken { depth, reason: format!("z3 failed on an assertion: {reason}") });
         }
     }
 
     /// Opens a scope.
     pub fn push(&mut self) {
         self.scopes.push(self.assertions.len());
-        if let (None, Some(backend)) = (&self.broken, &self.backend) {
-            if let Err(reason) = guard(|| backend.push()) {
-                self.broken = Some(Broken { depth: 0, reason: format!("z3 failed on push: {reason}") });
-            }
+        if let (None, Some(backend)) = (&self.broken, &self.backend)
+            && let Err(reason) = guard(|| backend.push())
+        {
+            self.broken = Some(Broken { depth: 0, reason: format!("z3 failed on push: {reason}") });
         }
     }
 
@@ -251,10 +251,10 @@ impl Solver {
         if self.broken.as_ref().is_some_and(|broken| broken.depth > self.scopes.len()) {
             self.broken = None;
         }
-        if let (None, Some(backend)) = (&self.broken, &self.backend) {
-            if let Err(reason) = guard(|| backend.pop()) {
-                self.broken = Some(Broken { depth: 0, reason: format!("z3 failed on pop: {reason}") });
-            }
+        if let (None, Some(backend)) = (&self.broken, &self.backend)
+            && let Err(reason) = guard(|| backend.pop())
+        {
+            self.broken = Some(Broken { depth: 0, reason: format!("z3 failed on pop: {reason}") });
         }
     }
 
@@ -307,7 +307,11 @@ impl Solver {
             let header = vec![
                 format!("racewatch query {n}"),
                 format!("{} assertions in {} scopes", self.assertions.len(), self.scopes.len() + 1),
-                format!("options: timeout {} ms, rlimit {:?}", self.options.timeout.as_millis(), self.options.resource_limit),
+                format!(
+                    "options: timeout {} ms, rlimit {:?}",
+                    self.options.timeout.as_millis(),
+                    self.options.resource_limit
+                ),
             ];
             let written = std::fs::write(&path, self.script(&header).to_string());
             (path, written)
@@ -316,12 +320,14 @@ impl Solver {
         let result = match (&self.broken, &self.backend) {
             (Some(broken), _) => CheckResult::Unknown { reason: format!("not checked: {}", broken.reason) },
             (None, None) => CheckResult::Unknown { reason: "not checked: no z3 solver".to_string() },
-            (None, Some(backend)) => match guard(|| backend.check(&self.terms, assumptions.unwrap_or(&[]))) {
-                Ok(Answer::Unsat(core)) => CheckResult::Unsat { core },
-                Ok(Answer::Sat(model)) => CheckResult::Sat { model },
-                Ok(Answer::Unknown(reason)) => CheckResult::Unknown { reason },
-                Err(reason) => CheckResult::Unknown { reason: format!("z3 failed: {reason}") },
-            },
+            (None, Some(backend)) => {
+                match guard(|| backend.check(&self.terms, assumptions.unwrap_or(&[]), self.assertions.len())) {
+                    Ok(Answer::Unsat(core)) => CheckResult::Unsat { core },
+                    Ok(Answer::Sat(model)) => CheckResult::Sat { model },
+                    Ok(Answer::Unknown(reason)) => CheckResult::Unknown { reason },
+                    Err(reason) => CheckResult::Unknown { reason: format!("z3 failed: {reason}") },
+                }
+            }
         };
         let elapsed = started.elapsed();
         self.stats.checks += 1;

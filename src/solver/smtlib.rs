@@ -97,9 +97,16 @@ impl fmt::Display for Script<'_> {
             let decl = bank.decl(d);
             let name = names.claim(&decl.name);
             names.decls.insert(d, name);
-            writeln!(f, "(declare-fun {} ({}) {})", symbol(&names.decls[&d]), arg_sorts(decl), decl.result.smtlib_name())?;
+            writeln!(
+                f,
+                "(declare-fun {} ({}) {})",
+                symbol(&names.decls[&d]),
+                arg_sorts(decl),
+                decl.result.smtlib_name()
+            )?;
         }
-        let mut shared: Vec<TermId> = reach.uses.iter().filter(|(t, n)| **n > 1 && !atomic(bank, **t)).map(|(t, _)| *t).collect();
+        let mut shared: Vec<TermId> =
+            reach.uses.iter().filter(|(t, n)| **n > 1 && !atomic(bank, **t)).map(|(t, _)| *t).collect();
         shared.sort();
         for &t in &shared {
             let name = names.claim(&format!("s!{}", t.index()));
@@ -189,7 +196,8 @@ impl Reach {
 /// when shared.
 fn atomic(bank: &TermBank, t: TermId) -> bool {
     let leaf = |t: TermId| {
-        matches!(bank.term(t), Term::Bool(_) | Term::Int(_)) || matches!(bank.term(t), Term::App(_, args) if args.is_empty())
+        matches!(bank.term(t), Term::Bool(_) | Term::Int(_))
+            || matches!(bank.term(t), Term::App(_, args) if args.is_empty())
     };
     if let Term::Not(a) | Term::Neg(a) = bank.term(t) { leaf(*a) } else { leaf(t) }
 }
@@ -233,14 +241,92 @@ impl Names {
 /// symbols of the core, integer, real and array theories (with z3's
 /// aliases), which a declaration must not shadow.
 const RESERVED: &[&str] = &[
-    "!", "_", "as", "BINARY", "DECIMAL", "exists", "HEXADECIMAL", "forall", "let", "match", "NUMERAL", "par", "STRING",
-    "assert", "check-sat", "check-sat-assuming", "declare-const", "declare-datatype", "declare-datatypes",
-    "declare-fun", "declare-sort", "define-fun", "define-fun-rec", "define-funs-rec", "define-sort", "echo", "exit",
-    "get-assertions", "get-assignment", "get-info", "get-model", "get-option", "get-proof", "get-unsat-assumptions",
-    "get-unsat-core", "get-value", "pop", "push", "reset", "reset-assertions", "set-info", "set-logic", "set-option",
-    "true", "false", "not", "and", "or", "xor", "=>", "=", "distinct", "ite", "if", "iff", "implies", "+", "-", "*",
-    "/", "div", "mod", "rem", "abs", "^", "power", "<", "<=", ">", ">=", "to_real", "to_int", "is_int", "divisible",
-    "select", "store", "const", "map", "as-array", "default", "pi", "euler", "root-obj", "Bool", "Int", "Real",
+    "!",
+    "_",
+    "as",
+    "BINARY",
+    "DECIMAL",
+    "exists",
+    "HEXADECIMAL",
+    "forall",
+    "let",
+    "match",
+    "NUMERAL",
+    "par",
+    "STRING",
+    "assert",
+    "check-sat",
+    "check-sat-assuming",
+    "declare-const",
+    "declare-datatype",
+    "declare-datatypes",
+    "declare-fun",
+    "declare-sort",
+    "define-fun",
+    "define-fun-rec",
+    "define-funs-rec",
+    "define-sort",
+    "echo",
+    "exit",
+    "get-assertions",
+    "get-assignment",
+    "get-info",
+    "get-model",
+    "get-option",
+    "get-proof",
+    "get-unsat-assumptions",
+    "get-unsat-core",
+    "get-value",
+    "pop",
+    "push",
+    "reset",
+    "reset-assertions",
+    "set-info",
+    "set-logic",
+    "set-option",
+    "true",
+    "false",
+    "not",
+    "and",
+    "or",
+    "xor",
+    "=>",
+    "=",
+    "distinct",
+    "ite",
+    "if",
+    "iff",
+    "implies",
+    "+",
+    "-",
+    "*",
+    "/",
+    "div",
+    "mod",
+    "rem",
+    "abs",
+    "^",
+    "power",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "to_real",
+    "to_int",
+    "is_int",
+    "divisible",
+    "select",
+    "store",
+    "const",
+    "map",
+    "as-array",
+    "default",
+    "pi",
+    "euler",
+    "root-obj",
+    "Bool",
+    "Int",
+    "Real",
     "Array",
 ];
 
@@ -270,11 +356,11 @@ fn write_term(out: &mut impl Write, bank: &TermBank, names: &Names, root: TermId
             }
             Step::Term(t) => t,
         };
-        if t != root || !defining {
-            if let Some(name) = names.shared.get(&t) {
-                out.write_str(&symbol(name))?;
-                continue;
-            }
+        if (t != root || !defining)
+            && let Some(name) = names.shared.get(&t)
+        {
+            out.write_str(&symbol(name))?;
+            continue;
         }
         let term = bank.term(t);
         let head: String = match term {
@@ -321,9 +407,26 @@ fn write_term(out: &mut impl Write, bank: &TermBank, names: &Names, root: TermId
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::Script;
     use crate::solver::term::{Sort, TermBank};
+
+    /// Runs the `z3` binary on `text` when one is on the PATH (set-up does
+    /// not install it) and compares its first answer with `expected`.
+    pub(in crate::solver) fn replay_if_z3_is_installed(text: &str, expected: &str) {
+        let path = std::env::temp_dir().join(format!("racewatch-replay-{}-{}.smt2", std::process::id(), text.len()));
+        std::fs::write(&path, text).unwrap();
+        let output = std::process::Command::new("z3").arg(&path).output();
+        let _ = std::fs::remove_file(&path);
+        let Ok(output) = output else {
+            return;
+        };
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(stdout.lines().next(), Some(expected), "z3 on:\n{text}\nanswered:\n{stdout}");
+        // After `unsat`, `(get-model)` can only report that there is none.
+        let errors = stdout.lines().filter(|l| l.starts_with("(error") && !l.contains("model is not available"));
+        assert_eq!(errors.count(), 0, "z3 on:\n{text}\nanswered:\n{stdout}");
+    }
 
     #[test]
     fn a_small_query_prints_as_expected() {
@@ -357,6 +460,7 @@ mod tests {
             g = guard.index()
         );
         assert_eq!(text, expected);
+        replay_if_z3_is_installed(&text, "sat");
     }
 
     #[test]
@@ -394,6 +498,7 @@ mod tests {
 "
         .replace("GE", &ge.index().to_string());
         assert_eq!(text, expected);
+        replay_if_z3_is_installed(&text, "sat");
     }
 
     #[test]
@@ -407,6 +512,7 @@ mod tests {
         assert!(text.contains("(declare-fun tmp.3 () Bool)"), "{text}");
         assert!(text.contains("(assert (and |2nd| tmp.3))"), "{text}");
         assert!(text.ends_with("(check-sat)\n(get-model)\n"), "{text}");
+        replay_if_z3_is_installed(&text, "sat");
     }
 
     #[test]
@@ -422,6 +528,7 @@ mod tests {
         let text = Script::new(&b, &[root]).to_string();
         assert!(text.len() < 20_000, "{} bytes", text.len());
         assert_eq!(text.matches("define-fun").count(), 199);
+        replay_if_z3_is_installed(&text, "sat");
         // A chain 100,000 deep prints without overflowing the stack.
         let mut chain = b.var("p", Sort::Bool);
         for n in 0..100_000 {

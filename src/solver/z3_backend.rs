@@ -92,18 +92,20 @@ impl Translator {
     /// Translates one node whose children are translated.
     fn node(&mut self, bank: &TermBank, t: TermId) -> Translated {
         let bools = |me: &Self, ts: &[TermId]| -> Vec<Bool> {
-            ts.iter().map(|&c| match me.cached(c) {
-                Some(Translated::Bool(b)) => b.clone(),
-                Some(Translated::Int(_)) | None => panic!("operand {c:?} of {t:?} is not a translated Boolean"),
-            })
-            .collect()
+            ts.iter()
+                .map(|&c| match me.cached(c) {
+                    Some(Translated::Bool(b)) => b.clone(),
+                    Some(Translated::Int(_)) | None => panic!("operand {c:?} of {t:?} is not a translated Boolean"),
+                })
+                .collect()
         };
         let ints = |me: &Self, ts: &[TermId]| -> Vec<Int> {
-            ts.iter().map(|&c| match me.cached(c) {
-                Some(Translated::Int(i)) => i.clone(),
-                Some(Translated::Bool(_)) | None => panic!("operand {c:?} of {t:?} is not a translated integer"),
-            })
-            .collect()
+            ts.iter()
+                .map(|&c| match me.cached(c) {
+                    Some(Translated::Int(i)) => i.clone(),
+                    Some(Translated::Bool(_)) | None => panic!("operand {c:?} of {t:?} is not a translated integer"),
+                })
+                .collect()
         };
         let one = |me: &Self, c: TermId| me.cached(c).cloned().expect("operands are translated first");
         match bank.term(t) {
@@ -212,6 +214,31 @@ pub(super) enum Answer {
     Unknown(String),
 }
 
+/// The Boolean solver parameters racewatch sets.
+///
+/// - `ignore_solver1`: z3's default solver is a combination of a
+///   non-incremental tactic solver (used for a first check without
+///   assumptions, and as a fallback when the incremental one answers
+///   unknown) and the incremental SMT core. The tactic solver's strategies
+///   run sub-tactics under internal timers (`try_for`), which in z3 4.8.12
+///   share the deadlock-prone timer pool described at [`Backend::check`];
+///   and switching engines between checks makes Houdini's answers depend on
+///   the order of checks. With this set, every check runs the incremental
+///   core, and "incomplete" stays `Unknown`.
+/// - `ctrl_c` false: by default z3 installs its own SIGINT handler during
+///   every check and turns Ctrl-C into a quiet "canceled" answer; the
+///   handler is process-global, so concurrent checks on several threads
+///   would race to install and restore it. racewatch leaves SIGINT alone.
+///
+/// z3 checks parameter names only when the solver is first used, and an
+/// unknown name then silently drops that first assertion (the `z3` crate
+/// ignores errors of calls that return nothing); [`Backend::check`]
+/// therefore compares z3's assertion count with the session's.
+const SOLVER_PARAMS: [(&str, bool); 2] = [("ignore_solver1", true), ("ctrl_c", false)];
+
+/// How often the watchdog of a timed-out check repeats its interrupt.
+const REPEAT_INTERRUPT: Duration = Duration::from_millis(10);
+
 /// A z3 solver with its translation cache and its per-check time limit.
 pub(super) struct Backend {
     solver: z3::Solver,
@@ -220,16 +247,29 @@ pub(super) struct Backend {
 }
 
 impl Backend {
-    /// A solver on this thread's context. The time limit is kept here and
-    /// enforced by [`Backend::check`], not given to z3 (see there); the
-    /// resource limit is z3's `rlimit` parameter.
+    /// A solver on this thread's context, configured for incremental use
+    /// (see [`SOLVER_PARAMS`]). The time limit is kept here and enforced by
+    /// [`Backend::check`], not given to z3 (see there); the resource limit
+    /// is z3's `rlimit` parameter.
     pub(super) fn new(bank: &TermBank, timeout: Option<Duration>, resource_limit: Option<u32>) -> Backend {
+        Backend::configured(bank, timeout, &SOLVER_PARAMS, resource_limit)
+    }
+
+    fn configured(
+        bank: &TermBank,
+        timeout: Option<Duration>,
+        flags: &[(&str, bool)],
+        resource_limit: Option<u32>,
+    ) -> Backend {
         let solver = z3::Solver::new();
-        if let Some(limit) = resource_limit {
-            let mut params = z3::Params::new();
-            params.set_u32("rlimit", limit);
-            solver.set_params(&params);
+        let mut params = z3::Params::new();
+        for &(name, value) in flags {
+            params.set_bool(name, value);
         }
+        if let Some(limit) = resource_limit {
+            params.set_u32("rlimit", limit);
+        }
+        solver.set_params(&params);
         Backend { solver, translator: Rc::new(RefCell::new(Translator::new(bank))), timeout }
     }
 
@@ -250,15 +290,27 @@ impl Backend {
     ///
     /// The time limit is a watchdog thread that interrupts z3's context
     /// (`Z3_interrupt`) when the limit passes before the check returns.
-    /// z3's own `timeout` parameter is not used: in z3 4.8.10 to 4.8.12 its
-    /// timer thread pool hands a fired timer back to the pool while the
-    /// check still holds the timer's mutex, and the next timer the same
-    /// check starts waits for that mutex forever (Z3Prover/z3#5371); on
-    /// this machine three 20 ms checks in a row hung every time. An
+    /// z3's own `timeout` parameter is not used: its timers run on a pool
+    /// of threads that, since z3 4.8.10, can hand a fired timer back to the
+    /// pool with its mutex still locked, and the next timer to take that
+    /// thread waits for the mutex forever (Z3Prover/z3#5371, #5990). With
+    /// Debian's 4.8.12, three 20 ms timeouts in a row hung every time, the
+    /// checking thread blocked on a timer's mutex inside `Z3_solver_check`. An
     /// interrupt only cancels the check running at that moment (z3 undoes
-    /// the cancellation when the check returns), and the watchdog is joined
-    /// before this function returns, so it never reaches the next check.
-    pub(super) fn check(&self, bank: &TermBank, assumptions: &[TermId]) -> Answer {
+    /// the cancellation when the check returns), and one that arrives
+    /// before z3 has entered the cancellable part of the check is lost, so
+    /// the watchdog repeats it every [`REPEAT_INTERRUPT`] until the check
+    /// returns. It is joined before this function returns, so it never
+    /// reaches the next check.
+    ///
+    /// `asserted` is the number of assertions the session made; should z3
+    /// hold another number, it lost one without saying so and the answer
+    /// is `Unknown`.
+    pub(super) fn check(&self, bank: &TermBank, assumptions: &[TermId], asserted: usize) -> Answer {
+        let held = self.solver.get_assertions().len();
+        if held != asserted {
+            return Answer::Unknown(format!("z3 holds {held} assertions where {asserted} were made"));
+        }
         let literals: Vec<Bool> = {
             let mut translator = self.translator.borrow_mut();
             assumptions.iter().map(|&a| translator.bool(bank, a)).collect()
@@ -271,13 +323,16 @@ impl Backend {
             if let Some(limit) = self.timeout {
                 let (handle, fired) = (&handle, &fired);
                 scope.spawn(move || {
-                    if let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
+                    let mut pause = limit;
+                    while let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(pause) {
                         fired.store(true, Ordering::SeqCst);
                         handle.interrupt();
+                        pause = REPEAT_INTERRUPT;
                     }
                 });
             }
-            let verdict = if literals.is_empty() { self.solver.check() } else { self.solver.check_assumptions(&literals) };
+            let verdict =
+                if literals.is_empty() { self.solver.check() } else { self.solver.check_assumptions(&literals) };
             drop(done);
             verdict
         });
@@ -376,5 +431,32 @@ impl fmt::Display for Model {
 impl fmt::Debug for Model {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Model({})", self.model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Answer, Backend, SOLVER_PARAMS};
+    use crate::solver::{Sort, TermBank};
+
+    /// z3 checks parameter names on first use and then drops the first
+    /// assertion without a word; the assertion count catches it.
+    #[test]
+    fn a_silently_dropped_assertion_makes_the_check_unknown() {
+        let mut bank = TermBank::new();
+        let p = bank.var("p", Sort::Bool);
+        let np = bank.not(p);
+        let backend = Backend::configured(&bank, None, &[("no_such_parameter", true)], None);
+        backend.assert(&bank, p);
+        backend.assert(&bank, np);
+        match backend.check(&bank, &[], 2) {
+            Answer::Unknown(reason) => assert_eq!(reason, "z3 holds 1 assertions where 2 were made"),
+            Answer::Sat(_) => panic!("z3 answered sat for p and not p: it dropped `p` and the count missed it"),
+            Answer::Unsat(_) => panic!("z3 kept both assertions: the parameter check happened elsewhere"),
+        }
+        let sound = Backend::configured(&bank, None, &SOLVER_PARAMS, Some(1_000_000));
+        sound.assert(&bank, p);
+        sound.assert(&bank, np);
+        assert!(matches!(sound.check(&bank, &[], 2), Answer::Unsat(_)), "racewatch's parameters are all known to z3");
     }
 }
