@@ -304,7 +304,7 @@ fn copy_procedure(
         let mut commands = Vec::new();
         for c in &block.commands {
             let c = c.map(&mut map_var, &mut map_proc);
-            instrument_command(lp, lowered, &c, ghost, regions, &original.name, &mut commands);
+            instrument_command(lp, &c, ghost, regions, &original.name, &mut commands);
         }
         blocks.push(crate::ir::Block { commands, terminator: block.terminator.clone() });
     }
@@ -365,7 +365,6 @@ fn record_access(
 
 fn instrument_command(
     lp: &mut LocksetProgram,
-    lowered: &Program,
     c: &Command,
     ghost: &EntryGhost,
     regions: &BTreeSet<RegionId>,
@@ -416,8 +415,6 @@ fn instrument_command(
             }
         }
         // Recorded, and protecting nothing: no ghost effect.
-        Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } | Command::Approximation { .. } => {
-            let _ = lowered;
-        }
+        Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } | Command::Approximation { .. } => {}
     }
 }

@@ -163,7 +163,6 @@ impl<'a> Encoder<'a> {
         let cfg: Cfg = cfg::analyse(procedure, &|c| summaries.call_modifies(c));
         let old = entry_env.clone();
         let mut block_env: BTreeMap<BlockId, Env> = BTreeMap::new();
-        let mut block_reach_end: BTreeMap<BlockId, Expr> = BTreeMap::new();
         let mut edge_reach: HashMap<(BlockId, BlockId), Expr> = HashMap::new();
         let mut exit = Encoded { exit_reach: Expr::bool(false), exit_env: Env::new() };
         for &b in &cfg.order {
@@ -202,7 +201,7 @@ impl<'a> Encoder<'a> {
                 r = self.site_facts_at(p, vars, &before, &env, r);
             }
             for command in &procedure.blocks[b].commands {
-                r = self.command(command, &mut env, &old, r);
+                r = self.command(command, &mut env, r);
             }
             // Outgoing edges: exactly one is taken when the block is reached.
             let succs: Vec<BlockId> = match &procedure.blocks[b].terminator {
@@ -237,7 +236,6 @@ impl<'a> Encoder<'a> {
                     edge_reach.insert((b, *s), er);
                 }
             }
-            block_reach_end.insert(b, r);
             block_env.insert(b, env);
         }
         exit
@@ -307,7 +305,7 @@ impl<'a> Encoder<'a> {
         if facts.is_empty() { r } else { self.define_bool("reach", Expr::and(r, Expr::and_all(facts))) }
     }
 
-    fn command(&mut self, c: &Command, env: &mut Env, old: &Env, r: Expr) -> Expr {
+    fn command(&mut self, c: &Command, env: &mut Env, r: Expr) -> Expr {
         match c {
             Command::Assign { target, value, .. } => {
                 let value = self.rename(env, value);
@@ -349,7 +347,7 @@ impl<'a> Encoder<'a> {
                 let cond = self.rename(env, cond);
                 self.define_bool("reach", Expr::and(r, cond))
             }
-            Command::Call { procedure, args, results, .. } => self.call(*procedure, args, results, env, old, r),
+            Command::Call { procedure, results, .. } => self.call(*procedure, results, env, r),
             Command::Store { .. }
             | Command::Lock { .. }
             | Command::Unlock { .. }
@@ -361,9 +359,10 @@ impl<'a> Encoder<'a> {
         }
     }
 
-    fn call(&mut self, callee: ProcId, args: &[Expr], results: &[VarId], env: &mut Env, _old: &Env, r: Expr) -> Expr {
+    /// A call through the callee's summary; its arguments matter only to
+    /// the callee's body, since the candidates mention ghost globals only.
+    fn call(&mut self, callee: ProcId, results: &[VarId], env: &mut Env, r: Expr) -> Expr {
         let summaries = self.summaries;
-        let _ = args;
         // Preconditions of the callee, in the caller's state.
         let before = env.clone();
         for (i, c) in summaries.requires_candidates(callee) {

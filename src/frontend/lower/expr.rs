@@ -194,7 +194,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         let value = self.value(inner);
         if layout::is_pointer(from) && layout::is_pointer(to) {
-            self.pointer_cast(from, to, c);
+            self.pointer_cast(from, to);
             return value;
         }
         if layout::is_bool(to) && !layout::is_bool(from) {
@@ -212,7 +212,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// A cast between pointer types: from a record to a scalar pointer
     /// (byte-wise access) or to another record merges regions; through
     /// `void *` it is assumed type-correct.
-    fn pointer_cast(&mut self, from: Type<'t>, to: Type<'t>, at: Cursor<'t>) {
+    fn pointer_cast(&mut self, from: Type<'t>, to: Type<'t>) {
         let (Some(src), Some(dst)) = (layout::pointee(from), layout::pointee(to)) else { return };
         let void = |t: Type<'_>| t.canonical().kind() == TypeKind::Void;
         if void(src) || void(dst) || layout::type_name(src) == layout::type_name(dst) {
@@ -231,7 +231,6 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let anchor = RegionKey::Pointee { ty: format!("{} as {}", layout::type_name(src), layout::type_name(dst)) };
                 self.merge_record_into(src, anchor.clone(), MergeReason::RecordCast);
                 self.merge_record_into(dst, anchor, MergeReason::RecordCast);
-                let _ = at;
             }
             (Shape::Scalar, Shape::Scalar) => {
                 let a = RegionKey::Pointee { ty: layout::type_name(src) };
@@ -498,19 +497,15 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 (false, _) => self.value(otherwise),
             };
         }
+        let Some(then) = then else { return self.binary_conditional(cond, otherwise) };
         let result = self.tmp();
         let join = self.b.new_block();
-        match then {
-            Some(then) => {
-                let (t, f) = self.branch_blocks(cond);
-                self.b.switch_to(t);
-                let v = self.value(then);
-                self.b.assign(result, v, None);
-                self.b.goto([join]);
-                self.b.switch_to(f);
-            }
-            None => return self.binary_conditional(cond, otherwise),
-        }
+        let (t, f) = self.branch_blocks(cond);
+        self.b.switch_to(t);
+        let v = self.value(then);
+        self.b.assign(result, v, None);
+        self.b.goto([join]);
+        self.b.switch_to(f);
         let v = self.value(otherwise);
         self.b.assign(result, v, None);
         self.b.goto([join]);
