@@ -50,10 +50,12 @@ pub struct FileVerdicts {
     pub file: PathBuf,
     /// Its pair verdicts, or why it could not be verified.
     pub outcome: Result<Vec<PairVerdict>, FileError>,
-    /// What Houdini did per entry point.
-    pub houdini: Vec<(String, crate::houdini::Report)>,
+    /// What Houdini and the pair checks did.
+    pub stats: crate::verify::run::RunStats,
     /// Wall-clock time of the whole file.
     pub time: Duration,
+    /// The front end's times (parse, extraction, lowering), when it ran.
+    pub front: Option<crate::pipeline::Timings>,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
@@ -64,8 +66,10 @@ pub fn check_file_verdicts(session: &Session, file: &std::path::Path, options: &
 /// Verifies one file.
 pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
     let start = std::time::Instant::now();
-    let mut houdini = Vec::new();
-    let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, _)| {
+    let mut stats = crate::verify::run::RunStats::default();
+    let mut front = None;
+    let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, timings)| {
+        front = Some(timings);
         // Pairs index the extracted entry points; the lowered program lists
         // them by name.
         let index: std::collections::HashMap<&str, usize> =
@@ -96,11 +100,11 @@ pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, 
             .collect();
         let program = &lowered.program;
         let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
-        let (verdicts, reports) = verify(&lowered.program, &pairs, &held, options, &make);
-        houdini = reports;
+        let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);
+        stats = run;
         verdicts
     });
-    FileVerdicts { file: file.to_path_buf(), outcome, houdini, time: start.elapsed() }
+    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front }
 }
 
 /// Runs `racewatch check`.
@@ -131,16 +135,36 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
     if args.verbose {
         for r in &results {
-            for (entry, h) in &r.houdini {
+            let h = &r.stats.houdini;
+            eprintln!(
+                "houdini {}: {:?}, {} components, {} of {} candidates proven, {} queries ({} unknown), {:.2} s summed over threads",
+                r.file.display(),
+                h.stop,
+                r.stats.components,
+                h.proven,
+                h.candidates,
+                h.queries,
+                h.unknown,
+                h.time.as_secs_f64()
+            );
+            let s = &r.stats;
+            eprintln!(
+                "phases {}: houdini {:.2} s; pairs {:.2} s ({} race checks {:.2} s, {} evidence checks {:.2} s, summed over threads)",
+                r.file.display(),
+                s.houdini_time.as_secs_f64(),
+                s.pairs_time.as_secs_f64(),
+                s.race_queries,
+                s.race_time.as_secs_f64(),
+                s.evidence_queries,
+                s.evidence_time.as_secs_f64()
+            );
+            if let Some(t) = &r.front {
                 eprintln!(
-                    "houdini {} {entry}: {:?}, {} of {} candidates proven, {} queries ({} unknown), {:.2} s",
+                    "front {}: parse {:.2} s; extract {:.2} s; lower {:.2} s",
                     r.file.display(),
-                    h.stop,
-                    h.proven,
-                    h.candidates,
-                    h.queries,
-                    h.unknown,
-                    h.time.as_secs_f64()
+                    t.parse.as_secs_f64(),
+                    t.extract.as_secs_f64(),
+                    t.lower.as_secs_f64()
                 );
             }
             eprintln!("time {} {:.2} s", r.file.display(), r.time.as_secs_f64());

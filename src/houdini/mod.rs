@@ -16,6 +16,15 @@
 //! argument: the set only shrinks, and what survives is an inductive
 //! conjunction).
 //!
+//! Summaries are per procedure, shared by every entry point that reaches
+//! it, and no candidate is a precondition, so a procedure's candidates
+//! depend only on its own body and its callees' postconditions: the
+//! runner is applied to the strongly connected components of the call
+//! graph bottom-up (callees first), each once, and components with no
+//! path between them run in parallel ([`crate::verify`]). Since the
+//! Houdini fixpoint is the greatest inductive subset, solving the
+//! components in this order gives the same result as one global run.
+//!
 //! A check the solver cannot decide (timeout, unknown) refutes every
 //! candidate the VC checks: an unproven candidate is never kept. The runner
 //! reports why it stopped and what it did, as egg's runners do.
@@ -74,21 +83,27 @@ pub struct Report {
     pub time: Duration,
 }
 
-/// Runs Houdini over the procedures `procedures` (an entry point's), with
-/// `vc_of` generating a procedure's VC under the summaries and `solver`
-/// making a fresh solver.
+/// Runs Houdini over `procedures` (one strongly connected component of
+/// the call graph, or any set closed under the candidates' dependencies),
+/// with `vc_of` generating a procedure's VC under the summaries and
+/// `solver` making a fresh solver. The summaries' beliefs about every
+/// other procedure are final (its callees were done before); this run's
+/// refutations are returned, not applied, so that components of one level
+/// can run in parallel. Past `deadline`, every candidate of the component
+/// is refuted, which is sound.
 pub fn run<S: VcSolver>(
-    summaries: &mut Summaries,
+    summaries: &Summaries,
     procedures: &[ProcId],
     callers: &HashMap<ProcId, BTreeSet<ProcId>>,
     vc_of: &dyn Fn(&Summaries, ProcId) -> Vc,
     solver: &dyn Fn() -> S,
-    budget: Duration,
-) -> Report {
+    deadline: Instant,
+) -> (Vec<usize>, Report) {
     let start = Instant::now();
+    let mut alive = summaries.alive.clone();
     let mine: BTreeSet<usize> =
         (0..summaries.candidates.len()).filter(|i| procedures.contains(&summaries.candidates[*i].procedure)).collect();
-    let initial = mine.iter().filter(|i| summaries.alive[**i]).count();
+    let initial = mine.iter().filter(|i| alive[**i]).count();
     let mut report =
         Report { stop: StopReason::Fixpoint, candidates: initial, proven: 0, queries: 0, unknown: 0, time: Duration::ZERO };
     // One loaded solver per procedure; VCs mention every candidate with a
@@ -96,10 +111,10 @@ pub fn run<S: VcSolver>(
     let mut loaded: HashMap<ProcId, (Vc, S)> = HashMap::new();
     let mut work: BTreeSet<ProcId> = procedures.iter().copied().collect();
     while let Some(p) = work.pop_first() {
-        if start.elapsed() > budget {
+        if Instant::now() > deadline {
             report.stop = StopReason::Budget;
             for i in &mine {
-                summaries.alive[*i] = false;
+                alive[*i] = false;
             }
             break;
         }
@@ -113,14 +128,14 @@ pub fn run<S: VcSolver>(
             continue;
         }
         loop {
-            let literals: Vec<(VarId, bool)> = vc.literals.iter().map(|(i, v)| (*v, summaries.alive[*i])).collect();
+            let literals: Vec<(VarId, bool)> = vc.literals.iter().map(|(i, v)| (*v, alive[*i])).collect();
             report.queries += 1;
             let refuted: Vec<usize> = match solver_for_p.check(&literals) {
                 Outcome::Unsat => break,
                 Outcome::Failing(checks) => checks
                     .into_iter()
                     .filter_map(|k| match vc.checks[k].1 {
-                        CheckOf::Candidate(i) if summaries.alive[i] => Some(i),
+                        CheckOf::Candidate(i) if alive[i] => Some(i),
                         CheckOf::Candidate(_) | CheckOf::Race(_) => None,
                     })
                     .collect(),
@@ -129,7 +144,7 @@ pub fn run<S: VcSolver>(
                     vc.checks
                         .iter()
                         .filter_map(|(_, c)| match c {
-                            CheckOf::Candidate(i) if summaries.alive[*i] => Some(*i),
+                            CheckOf::Candidate(i) if alive[*i] => Some(*i),
                             CheckOf::Candidate(_) | CheckOf::Race(_) => None,
                         })
                         .collect()
@@ -141,7 +156,7 @@ pub fn run<S: VcSolver>(
                 break;
             }
             for i in refuted {
-                summaries.alive[i] = false;
+                alive[i] = false;
                 for q in summaries.dependents(i, callers) {
                     if q != p && procedures.contains(&q) {
                         work.insert(q);
@@ -150,7 +165,29 @@ pub fn run<S: VcSolver>(
             }
         }
     }
-    report.proven = mine.iter().filter(|i| summaries.alive[**i]).count();
+    report.proven = mine.iter().filter(|i| alive[**i]).count();
     report.time = start.elapsed();
-    report
+    let refuted = mine.into_iter().filter(|i| !alive[*i] && summaries.alive[*i]).collect();
+    (refuted, report)
+}
+
+impl Report {
+    /// The report of several runs together (components run in parallel
+    /// have their times summed).
+    pub fn merge(&mut self, other: &Report) {
+        if other.stop == StopReason::Budget {
+            self.stop = StopReason::Budget;
+        }
+        self.candidates += other.candidates;
+        self.proven += other.proven;
+        self.queries += other.queries;
+        self.unknown += other.unknown;
+        self.time += other.time;
+    }
+}
+
+impl Default for Report {
+    fn default() -> Self {
+        Report { stop: StopReason::Fixpoint, candidates: 0, proven: 0, queries: 0, unknown: 0, time: Duration::ZERO }
+    }
 }

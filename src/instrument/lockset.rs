@@ -2,41 +2,48 @@
 //!
 //! # Algorithm
 //!
-//! For each entry point E, every procedure E reaches is copied, renamed
-//! apart (`E__proc`), and given ghost state of its own, all booleans:
+//! Every procedure is instrumented once, in place, with ghost state, all
+//! booleans unless said otherwise:
 //!
-//! - `CLS_E[L]`: E currently holds lock L (any mode); `CLX_E[L]`: holds it
-//!   exclusively (only for locks with a shared mode);
-//! - `LS_E[R][L]` (and `LSX_E[R][L]`): L was held (exclusively) at every
-//!   access of E to the watched address of region R;
-//! - `READ_E[R]`, `WRITE_E[R]`, `AREAD_E[R]`, `AWRITE_E[R]`: E read or
-//!   wrote the watched address, plainly or atomically;
-//! - `SITE_E[R]` (integer): the access site that last hit it, per read and
-//!   write, for the race report.
+//! - `CLS[L]`: the running entry point currently holds lock L (any mode);
+//!   `CLX[L]`: holds it exclusively (only for locks with a shared mode);
+//! - `LS[R][L]` (and `LSX[R][L]`): L was held (exclusively) at every
+//!   access to the watched address of region R;
+//! - `READ[R]`, `WRITE[R]`, `AREAD[R]`, `AWRITE[R]`: the watched address
+//!   was read or written, plainly or atomically;
+//! - `SITE[R]` (integer): the access site that last hit it, per read and
+//!   write, for the race report;
+//! - `LIVE`: the device's callbacks can run. It starts true for every
+//!   entry point but init (module init, probe), where it starts false until
+//!   init makes callbacks live (`live` commands: registration calls, and any
+//!   call the lowering cannot see into). Accesses made while it is false
+//!   are not recorded, since no callback of the device can run yet, so the
+//!   part of init after a registration is what pairs with the callbacks
+//!   ("registered before initialised" races).
 //!
-//! An init entry point (module init, probe) also has `LIVE_E`, false until
-//! it makes callbacks live (`live` commands: registration calls, and any
-//! call the lowering cannot see into); its accesses before that are not
-//! recorded, since no callback of the device can run yet, so the part of
-//! init after a registration is what pairs with the callbacks
-//! ("registered before initialised" races).
+//! The ghost state belongs to "the entry point running": a pair check
+//! encodes the two entry points' bodies separately, each from its own
+//! start state, so their ghost variables get different SSA incarnations
+//! and are renamed apart without copying any procedure (a self-pair is two
+//! encodings of the same body). This is what lets Houdini infer each
+//! procedure's summary once for all the entry points that reach it.
 //!
-//! One unconstrained integer `W_R` per region R, shared by all entry
-//! points, is the watched address: proving the pair assertion for an
-//! arbitrary `W_R` proves it for every address of R. An access of E to R at
-//! address `a` becomes, with `hit = (a == W_R)`:
+//! One unconstrained integer `W_R` per region R, shared by both entry
+//! points of a pair, is the watched address: proving the pair assertion
+//! for an arbitrary `W_R` proves it for every address of R. An access to R
+//! at address `a` becomes, with `hit = (a == W_R) && LIVE`:
 //!
 //! ```text
-//! READ_E[R] := READ_E[R] || hit;                  (or WRITE, AREAD, AWRITE)
-//! LS_E[R][L] := LS_E[R][L] && (!hit || CLS_E[L]);  for every lock L
-//! SITE_E[R] := if hit then site else SITE_E[R];
+//! READ[R] := READ[R] || hit;                  (or WRITE, AREAD, AWRITE)
+//! LS[R][L] := LS[R][L] && (!hit || CLS[L]);   for every lock L
+//! SITE[R] := if hit then site else SITE[R];
 //! ```
 //!
 //! A read of shared memory returns an arbitrary value (`havoc`) and a write
 //! is not modelled: this abstraction covers whatever any number of other
 //! threads do to shared memory, so the memory maps disappear. Accesses to
 //! thread-private regions are not watched (their reads are still
-//! arbitrary). `lock L` sets `CLS_E[L]`, `unlock L` clears it, a trylock
+//! arbitrary). `lock L` sets `CLS[L]`, `unlock L` clears it, a trylock
 //! sets it to an arbitrary success value; `lock ?` (an unidentified lock)
 //! and interrupt control change nothing, so they protect nothing.
 //!
@@ -45,16 +52,15 @@
 //! The ghost updates only record; the program's own behaviour is only
 //! made less determined (reads havocked), so every execution of the driver
 //! is an execution of the instrumented program. Approximations that affect
-//! soundness reachable from E are collected, so that the verdicts of E's
-//! pairs can be made unknown.
+//! soundness reachable from an entry point are collected, so that the
+//! verdicts of its pairs can be made unknown.
 
 use crate::diagnostics::Span;
 use crate::ir::{
-    AccessKind, BlockId, Command, Expr, LockId, LockMode, ProcId, Procedure, Program, RegionId, Scope, Sort, Terminator,
-    Variable, VarId,
+    AccessKind, BlockId, Command, Expr, LockId, LockMode, ProcId, Program, RegionId, Sort, Terminator, VarId,
 };
 use crate::models::EntryKind;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One access the race report can point at.
 #[derive(Clone, Debug)]
@@ -67,43 +73,44 @@ pub struct AccessSite {
     pub atomic: bool,
     /// Where in C.
     pub span: Option<Span>,
-    /// The procedure (original name) containing it.
+    /// The procedure containing it.
+    pub procedure: ProcId,
+    /// Its C function's name.
     pub function: String,
 }
 
-/// The ghost variables of one entry point.
-#[derive(Clone, Debug, Default)]
-pub struct EntryGhost {
-    /// `CLS_E[L]`.
+/// The ghost variables of the instrumented program.
+#[derive(Clone, Debug)]
+pub struct Ghost {
+    /// `CLS[L]`.
     pub cls: BTreeMap<LockId, VarId>,
-    /// `CLX_E[L]`, for locks with a shared mode.
+    /// `CLX[L]`, for locks with a shared mode.
     pub clx: BTreeMap<LockId, VarId>,
-    /// `READ_E[R]`, plain reads.
+    /// `READ[R]`, plain reads.
     pub read: BTreeMap<RegionId, VarId>,
-    /// `WRITE_E[R]`, plain writes.
+    /// `WRITE[R]`, plain writes.
     pub write: BTreeMap<RegionId, VarId>,
-    /// `AREAD_E[R]`, atomic reads.
+    /// `AREAD[R]`, atomic reads.
     pub aread: BTreeMap<RegionId, VarId>,
-    /// `AWRITE_E[R]`, atomic writes.
+    /// `AWRITE[R]`, atomic writes.
     pub awrite: BTreeMap<RegionId, VarId>,
-    /// `LS_E[R][L]`.
+    /// `LS[R][L]`.
     pub ls: BTreeMap<(RegionId, LockId), VarId>,
-    /// `LSX_E[R][L]`, for locks with a shared mode.
+    /// `LSX[R][L]`, for locks with a shared mode.
     pub lsx: BTreeMap<(RegionId, LockId), VarId>,
     /// The last read site hitting the watched address.
     pub site_read: BTreeMap<RegionId, VarId>,
     /// The last write site hitting it.
     pub site_write: BTreeMap<RegionId, VarId>,
-    /// For an init entry point: whether it has made callbacks live yet;
-    /// its accesses before that cannot race with any callback of the
-    /// device (no callback can run yet), so they are not recorded.
-    pub live: Option<VarId>,
+    /// Whether the device's callbacks can run.
+    pub live: VarId,
 }
 
-impl EntryGhost {
-    /// Every ghost variable of the entry point with its value at the start
-    /// of a run: no lock held, nothing accessed, every lockset full.
-    pub fn initial_values(&self) -> Vec<(VarId, Expr)> {
+impl Ghost {
+    /// The value of every ghost variable at the start of an entry point's
+    /// run: no lock held, nothing accessed, every lockset full, and
+    /// callbacks live unless the entry point is an init one.
+    pub fn initial_values(&self, init: bool) -> Vec<(VarId, Expr)> {
         let mut out = Vec::new();
         for v in self.cls.values().chain(self.clx.values()) {
             out.push((*v, Expr::bool(false)));
@@ -117,38 +124,53 @@ impl EntryGhost {
         for v in self.site_read.values().chain(self.site_write.values()) {
             out.push((*v, Expr::int(-1)));
         }
-        if let Some(v) = self.live {
-            out.push((v, Expr::bool(false)));
-        }
+        out.push((self.live, Expr::bool(!init)));
         out
+    }
+
+    /// The ghost variables kept per region, with their region: access
+    /// flags, site variables and locksets.
+    pub fn region_vars(&self) -> impl Iterator<Item = (RegionId, VarId)> + '_ {
+        let per_region = [&self.read, &self.write, &self.aread, &self.awrite, &self.site_read, &self.site_write];
+        per_region
+            .into_iter()
+            .flat_map(|m| m.iter().map(|(r, v)| (*r, *v)))
+            .chain(self.ls.iter().chain(&self.lsx).map(|((r, _), v)| (*r, *v)))
     }
 }
 
-/// One instrumented entry point.
+/// One entry point of the instrumented program.
 #[derive(Clone, Debug)]
 pub struct InstrumentedEntry {
     /// The C function.
     pub name: String,
     /// Its kind.
     pub kind: EntryKind,
-    /// Its instrumented procedure.
+    /// Its procedure.
     pub procedure: ProcId,
-    /// Every procedure copied for it.
+    /// Every procedure it reaches, itself first.
     pub procedures: Vec<ProcId>,
-    /// Its ghost state.
-    pub ghost: EntryGhost,
     /// The shared regions it accesses.
     pub regions: BTreeSet<RegionId>,
     /// Approximations reachable from it that affect soundness.
     pub unsound: Vec<(Option<Span>, String)>,
 }
 
-/// A driver's program instrumented for every entry point.
+impl InstrumentedEntry {
+    /// Whether it runs before its callbacks are live (module init, probe).
+    pub fn is_init(&self) -> bool {
+        self.kind.role() == crate::models::Role::Init
+    }
+}
+
+/// A driver's program instrumented for the lockset analysis.
 #[derive(Clone, Debug)]
 pub struct LocksetProgram {
-    /// The lowered program plus every entry point's instrumented copies
-    /// and ghost globals.
+    /// The lowered program, every procedure instrumented, plus the ghost
+    /// globals.
     pub program: Program,
+    /// The ghost variables.
+    pub ghost: Ghost,
     /// The entry points, in the lowered program's order.
     pub entries: Vec<InstrumentedEntry>,
     /// `W_R` of every shared region.
@@ -157,7 +179,7 @@ pub struct LocksetProgram {
     pub sites: Vec<AccessSite>,
 }
 
-/// Instruments every entry point of a lowered program.
+/// Instruments a lowered program for every entry point.
 pub fn instrument(lowered: &Program) -> LocksetProgram {
     let mut program = lowered.clone();
     let mut watched = BTreeMap::new();
@@ -167,19 +189,38 @@ pub fn instrument(lowered: &Program) -> LocksetProgram {
             watched.insert(r, v);
         }
     }
-    let mut result = LocksetProgram { program, entries: Vec::new(), watched, sites: Vec::new() };
-    let entries: Vec<(String, EntryKind, ProcId)> =
-        lowered.entry_points.values().map(|e| (e.name.clone(), e.kind, e.procedure)).collect();
-    for (index, (name, kind, root)) in entries.into_iter().enumerate() {
-        let entry = instrument_entry(&mut result, lowered, index, &name, kind, root);
-        result.entries.push(entry);
+    let entries: Vec<InstrumentedEntry> = lowered
+        .entry_points
+        .values()
+        .map(|e| {
+            let procedures = reachable(lowered, e.procedure);
+            let (regions, unsound) = touched(lowered, &procedures);
+            InstrumentedEntry { name: e.name.clone(), kind: e.kind, procedure: e.procedure, procedures, regions, unsound }
+        })
+        .collect();
+    let regions: BTreeSet<RegionId> = entries.iter().flat_map(|e| e.regions.iter().copied()).collect();
+    let ghost = declare_ghost(&mut program, lowered, &regions);
+    let reached: BTreeSet<ProcId> = entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
+    let mut cx = Context { ghost: &ghost, watched: &watched, regions: &regions, sites: Vec::new() };
+    for p in reached {
+        instrument_procedure(&mut cx, &mut program, lowered, p);
     }
-    result
+    let sites = cx.sites;
+    LocksetProgram { program, ghost, entries, watched, sites }
+}
+
+/// What instrumenting a command needs.
+struct Context<'a> {
+    ghost: &'a Ghost,
+    watched: &'a BTreeMap<RegionId, VarId>,
+    regions: &'a BTreeSet<RegionId>,
+    sites: Vec<AccessSite>,
 }
 
 /// The procedures a root reaches through calls, root first.
 fn reachable(program: &Program, root: ProcId) -> Vec<ProcId> {
     let mut order = vec![root];
+    let mut seen = BTreeSet::from([root]);
     let mut i = 0;
     while i < order.len() {
         let p = order[i];
@@ -187,7 +228,7 @@ fn reachable(program: &Program, root: ProcId) -> Vec<ProcId> {
         for (_, block) in program.procedures[p].blocks.iter() {
             for c in &block.commands {
                 if let Command::Call { procedure, .. } = c {
-                    if !order.contains(procedure) {
+                    if seen.insert(*procedure) {
                         order.push(*procedure);
                     }
                 }
@@ -197,19 +238,12 @@ fn reachable(program: &Program, root: ProcId) -> Vec<ProcId> {
     order
 }
 
-fn instrument_entry(
-    lp: &mut LocksetProgram,
-    lowered: &Program,
-    index: usize,
-    name: &str,
-    kind: EntryKind,
-    root: ProcId,
-) -> InstrumentedEntry {
-    let procs = reachable(lowered, root);
-    // The regions and locks this entry point touches decide its ghost state.
+/// The shared regions some procedure of `procs` accesses, and the
+/// approximations affecting soundness they contain.
+fn touched(lowered: &Program, procs: &[ProcId]) -> (BTreeSet<RegionId>, Vec<(Option<Span>, String)>) {
     let mut regions = BTreeSet::new();
     let mut unsound = Vec::new();
-    for &p in &procs {
+    for &p in procs {
         for (_, block) in lowered.procedures[p].blocks.iter() {
             for c in &block.commands {
                 match c {
@@ -226,95 +260,61 @@ fn instrument_entry(
             }
         }
     }
-    let tag = format!("e{index}");
-    let program = &mut lp.program;
-    let mut ghost = EntryGhost::default();
-    if kind.role() == crate::models::Role::Init {
-        ghost.live = Some(program.add_ghost_global(format!("LIVE_{tag}"), Sort::Bool));
-    }
+    (regions, unsound)
+}
+
+fn declare_ghost(program: &mut Program, lowered: &Program, regions: &BTreeSet<RegionId>) -> Ghost {
+    let mut ghost = Ghost {
+        cls: BTreeMap::new(),
+        clx: BTreeMap::new(),
+        read: BTreeMap::new(),
+        write: BTreeMap::new(),
+        aread: BTreeMap::new(),
+        awrite: BTreeMap::new(),
+        ls: BTreeMap::new(),
+        lsx: BTreeMap::new(),
+        site_read: BTreeMap::new(),
+        site_write: BTreeMap::new(),
+        live: program.add_ghost_global("LIVE", Sort::Bool),
+    };
     for (l, lock) in lowered.locks.iter() {
-        ghost.cls.insert(l, program.add_ghost_global(format!("CLS_{tag}_l{}", l.as_u32()), Sort::Bool));
+        ghost.cls.insert(l, program.add_ghost_global(format!("CLS_l{}", l.as_u32()), Sort::Bool));
         if lock.kind.has_shared_mode() {
-            ghost.clx.insert(l, program.add_ghost_global(format!("CLX_{tag}_l{}", l.as_u32()), Sort::Bool));
+            ghost.clx.insert(l, program.add_ghost_global(format!("CLX_l{}", l.as_u32()), Sort::Bool));
         }
     }
-    for &r in &regions {
+    for &r in regions {
         let n = r.as_u32();
-        ghost.read.insert(r, program.add_ghost_global(format!("READ_{tag}_r{n}"), Sort::Bool));
-        ghost.write.insert(r, program.add_ghost_global(format!("WRITE_{tag}_r{n}"), Sort::Bool));
-        ghost.aread.insert(r, program.add_ghost_global(format!("AREAD_{tag}_r{n}"), Sort::Bool));
-        ghost.awrite.insert(r, program.add_ghost_global(format!("AWRITE_{tag}_r{n}"), Sort::Bool));
-        ghost.site_read.insert(r, program.add_ghost_global(format!("SITER_{tag}_r{n}"), Sort::Int));
-        ghost.site_write.insert(r, program.add_ghost_global(format!("SITEW_{tag}_r{n}"), Sort::Int));
+        ghost.read.insert(r, program.add_ghost_global(format!("READ_r{n}"), Sort::Bool));
+        ghost.write.insert(r, program.add_ghost_global(format!("WRITE_r{n}"), Sort::Bool));
+        ghost.aread.insert(r, program.add_ghost_global(format!("AREAD_r{n}"), Sort::Bool));
+        ghost.awrite.insert(r, program.add_ghost_global(format!("AWRITE_r{n}"), Sort::Bool));
+        ghost.site_read.insert(r, program.add_ghost_global(format!("SITER_r{n}"), Sort::Int));
+        ghost.site_write.insert(r, program.add_ghost_global(format!("SITEW_r{n}"), Sort::Int));
         for l in lowered.locks.ids() {
             let ln = l.as_u32();
-            ghost.ls.insert((r, l), program.add_ghost_global(format!("LS_{tag}_r{n}_l{ln}"), Sort::Bool));
+            ghost.ls.insert((r, l), program.add_ghost_global(format!("LS_r{n}_l{ln}"), Sort::Bool));
             if ghost.clx.contains_key(&l) {
-                ghost.lsx.insert((r, l), program.add_ghost_global(format!("LSX_{tag}_r{n}_l{ln}"), Sort::Bool));
+                ghost.lsx.insert((r, l), program.add_ghost_global(format!("LSX_r{n}_l{ln}"), Sort::Bool));
             }
         }
     }
-    // Declare the copies first, so that calls can be renamed.
-    let mut copies: HashMap<ProcId, ProcId> = HashMap::new();
-    for &p in &procs {
-        let original = &lowered.procedures[p];
-        let mut copy = Procedure::declaration(format!("{tag}__{}", original.name));
-        copy.span = original.span.clone();
-        let id = lp.program.procedures.push(copy);
-        copies.insert(p, id);
-    }
-    for &p in &procs {
-        copy_procedure(lp, lowered, p, copies[&p], &copies, &ghost, &regions);
-    }
-    InstrumentedEntry {
-        name: name.to_string(),
-        kind,
-        procedure: copies[&root],
-        procedures: procs.iter().map(|p| copies[p]).collect(),
-        ghost,
-        regions,
-        unsound,
-    }
+    ghost
 }
 
-fn copy_procedure(
-    lp: &mut LocksetProgram,
-    lowered: &Program,
-    from: ProcId,
-    to: ProcId,
-    copies: &HashMap<ProcId, ProcId>,
-    ghost: &EntryGhost,
-    regions: &BTreeSet<RegionId>,
-) {
-    let original = &lowered.procedures[from];
-    let mut vars: HashMap<VarId, VarId> = HashMap::new();
-    let mut new_var = |program: &mut Program, v: VarId, scope: Scope| {
-        let old: &Variable = &lowered.variables[v];
-        let id = program.variables.push(Variable { scope, ..old.clone() });
-        vars.insert(v, id);
-        id
-    };
-    let params: Vec<VarId> = original.params.iter().map(|v| new_var(&mut lp.program, *v, Scope::Param(to))).collect();
-    let returns: Vec<VarId> = original.returns.iter().map(|v| new_var(&mut lp.program, *v, Scope::Return(to))).collect();
-    let locals: Vec<VarId> = original.locals.iter().map(|v| new_var(&mut lp.program, *v, Scope::Local(to))).collect();
-    let mut map_var = |v: VarId| vars.get(&v).copied().unwrap_or(v);
-    let mut map_proc = |p: ProcId| copies.get(&p).copied().unwrap_or(p);
+/// Instruments one procedure in place.
+fn instrument_procedure(cx: &mut Context<'_>, program: &mut Program, lowered: &Program, p: ProcId) {
+    let original = &lowered.procedures[p];
     let mut blocks = crate::ir::Arena::<BlockId, crate::ir::Block>::new();
     for (_, block) in original.blocks.iter() {
         let mut commands = Vec::new();
         for c in &block.commands {
-            let c = c.map(&mut map_var, &mut map_proc);
-            instrument_command(lp, &c, ghost, regions, &original.name, &mut commands);
+            instrument_command(cx, c, (p, &original.name), &mut commands);
         }
         blocks.push(crate::ir::Block { commands, terminator: block.terminator.clone() });
     }
-    let procedure = &mut lp.program.procedures[to];
-    procedure.params = params;
-    procedure.returns = returns;
-    procedure.locals = locals;
+    let procedure = &mut program.procedures[p];
     procedure.blocks = blocks;
-    procedure.entry = original.entry;
-    procedure.body = original.body;
     if !original.body {
         procedure.blocks[procedure.entry].terminator = Terminator::Return;
     }
@@ -323,23 +323,20 @@ fn copy_procedure(
 /// The ghost updates of one access.
 #[allow(clippy::too_many_arguments)]
 fn record_access(
-    lp: &mut LocksetProgram,
+    cx: &mut Context<'_>,
     region: RegionId,
     address: &Expr,
     write: bool,
     atomic: bool,
     span: &Option<Span>,
-    function: &str,
-    ghost: &EntryGhost,
+    (procedure, function): (ProcId, &str),
     out: &mut Vec<Command>,
 ) {
-    let Some(&w) = lp.watched.get(&region) else { return };
-    let site = lp.sites.len();
-    lp.sites.push(AccessSite { region, write, atomic, span: span.clone(), function: function.to_string() });
-    let hit = match ghost.live {
-        Some(live) => Expr::and(Expr::eq(address.clone(), Expr::var(w)), Expr::var(live)),
-        None => Expr::eq(address.clone(), Expr::var(w)),
-    };
+    let Some(&w) = cx.watched.get(&region) else { return };
+    let site = cx.sites.len();
+    cx.sites.push(AccessSite { region, write, atomic, span: span.clone(), procedure, function: function.to_string() });
+    let ghost = cx.ghost;
+    let hit = Expr::and(Expr::eq(address.clone(), Expr::var(w)), Expr::var(ghost.live));
     let flag = match (write, atomic) {
         (false, false) => ghost.read[&region],
         (true, false) => ghost.write[&region],
@@ -363,27 +360,21 @@ fn record_access(
     out.push(Command::Assign { target: site_var, value, span: None });
 }
 
-fn instrument_command(
-    lp: &mut LocksetProgram,
-    c: &Command,
-    ghost: &EntryGhost,
-    regions: &BTreeSet<RegionId>,
-    function: &str,
-    out: &mut Vec<Command>,
-) {
+fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out: &mut Vec<Command>) {
+    let (ghost, regions) = (cx.ghost, cx.regions);
     match c {
         Command::Load { target, region, address, access, span } => {
             // Shared reads return arbitrary values.
             out.push(Command::Havoc { vars: vec![*target], span: span.clone() });
             if regions.contains(region) {
                 let atomic = *access == AccessKind::Atomic;
-                record_access(lp, *region, address, false, atomic, span, function, ghost, out);
+                record_access(cx, *region, address, false, atomic, span, at, out);
             }
         }
         Command::Store { region, address, access, span, .. } => {
             if regions.contains(region) {
                 let atomic = *access == AccessKind::Atomic;
-                record_access(lp, *region, address, true, atomic, span, function, ghost, out);
+                record_access(cx, *region, address, true, atomic, span, at, out);
             }
         }
         Command::Lock { lock, mode, span } => {
@@ -410,9 +401,7 @@ fn instrument_command(
             out.push(c.clone());
         }
         Command::MakeLive { span, .. } => {
-            if let Some(live) = ghost.live {
-                out.push(Command::Assign { target: live, value: Expr::bool(true), span: span.clone() });
-            }
+            out.push(Command::Assign { target: ghost.live, value: Expr::bool(true), span: span.clone() });
         }
         // Recorded, and protecting nothing: no ghost effect.
         Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } | Command::Approximation { .. } => {}

@@ -20,7 +20,7 @@
 //! the numbers of sites the procedure contains: these hold for every
 //! execution and are assumed, not checked.
 
-use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
+use crate::instrument::lockset::LocksetProgram;
 use crate::ir::{BlockId, Command, Expr, ProcId, Program, VarId};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -139,30 +139,45 @@ impl Summaries {
     }
 }
 
-/// Builds the contracts of every entry point's procedures.
+/// Builds the contracts of every procedure an entry point reaches.
 pub fn build(lp: &LocksetProgram) -> Summaries {
     let program = &lp.program;
+    let g = &lp.ghost;
     let mut s = Summaries::default();
-    for entry in &lp.entries {
-        for v in entry.ghost.ls.values().chain(entry.ghost.lsx.values()) {
-            s.monotone.insert(*v, Monotone::Shrinks);
-        }
-        for v in entry.ghost.read.values().chain(entry.ghost.write.values()).chain(entry.ghost.aread.values()).chain(entry.ghost.awrite.values()).chain(entry.ghost.live.iter()) {
-            s.monotone.insert(*v, Monotone::Grows);
-        }
-        compute_modifies(program, entry, &mut s);
-        generate_candidates(program, entry, &mut s);
+    for v in g.ls.values().chain(g.lsx.values()) {
+        s.monotone.insert(*v, Monotone::Shrinks);
+    }
+    for v in g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()).chain([&g.live]) {
+        s.monotone.insert(*v, Monotone::Grows);
+    }
+    let procedures: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
+    // Liveness candidates only where an init entry point can run.
+    let under_init: BTreeSet<ProcId> =
+        lp.entries.iter().filter(|e| e.is_init()).flat_map(|e| e.procedures.iter().copied()).collect();
+    let called: BTreeSet<ProcId> = procedures
+        .iter()
+        .flat_map(|p| program.procedures[*p].blocks.iter())
+        .flat_map(|(_, b)| b.commands.iter())
+        .filter_map(|c| match c {
+            Command::Call { procedure, .. } => Some(*procedure),
+            _ => None,
+        })
+        .collect();
+    compute_modifies(program, lp, &procedures, &mut s);
+    let kinds = ghost_kinds(lp);
+    for &p in &procedures {
+        generate_candidates(program, &kinds, p, called.contains(&p), under_init.contains(&p), lp.ghost.live, &mut s);
     }
     s.alive = vec![true; s.candidates.len()];
     s
 }
 
-fn compute_modifies(program: &Program, entry: &InstrumentedEntry, s: &mut Summaries) {
-    let ghost_site_vars: BTreeSet<VarId> = entry.ghost.site_read.values().chain(entry.ghost.site_write.values()).copied().collect();
+fn compute_modifies(program: &Program, lp: &LocksetProgram, procedures: &BTreeSet<ProcId>, s: &mut Summaries) {
+    let ghost_site_vars: BTreeSet<VarId> = lp.ghost.site_read.values().chain(lp.ghost.site_write.values()).copied().collect();
     let mut direct: HashMap<ProcId, BTreeSet<VarId>> = HashMap::new();
     let mut sites: HashMap<ProcId, BTreeMap<VarId, BTreeSet<usize>>> = HashMap::new();
     let mut callees: HashMap<ProcId, BTreeSet<ProcId>> = HashMap::new();
-    for &p in &entry.procedures {
+    for &p in procedures {
         let mut set = BTreeSet::new();
         for (_, block) in program.procedures[p].blocks.iter() {
             for c in &block.commands {
@@ -192,7 +207,7 @@ fn compute_modifies(program: &Program, entry: &InstrumentedEntry, s: &mut Summar
     let mut all_sites = sites.clone();
     loop {
         let mut changed = false;
-        for &p in &entry.procedures {
+        for &p in procedures {
             for q in callees.get(&p).cloned().unwrap_or_default() {
                 let add: Vec<VarId> = modifies.get(&q).cloned().unwrap_or_default().into_iter().collect();
                 let set = modifies.entry(p).or_default();
@@ -221,55 +236,78 @@ fn compute_modifies(program: &Program, entry: &InstrumentedEntry, s: &mut Summar
     }
 }
 
-fn shapes_for(entry: &InstrumentedEntry, v: VarId) -> Vec<Shape> {
-    let mut shapes = base_shapes(entry, v);
-    if let Some(live) = entry.ghost.live {
-        if v != live && !shapes.is_empty() && !entry.ghost.cls.values().chain(entry.ghost.clx.values()).any(|x| *x == v) {
-            shapes.push(Shape::UnchangedUnlessLive(live, v));
-        }
+/// What a ghost variable is, for the candidate shapes.
+#[derive(Clone, Copy)]
+enum GhostKind {
+    /// `CLS`, `CLX` or `LIVE`.
+    State,
+    /// A lockset, with the lock-state variable it follows.
+    Lockset(VarId),
+    /// An access flag.
+    Flag,
+}
+
+fn ghost_kinds(lp: &LocksetProgram) -> HashMap<VarId, GhostKind> {
+    let g = &lp.ghost;
+    let mut kinds = HashMap::new();
+    for v in g.cls.values().chain(g.clx.values()).chain([&g.live]) {
+        kinds.insert(*v, GhostKind::State);
+    }
+    for ((_, l), v) in &g.ls {
+        kinds.insert(*v, GhostKind::Lockset(g.cls[l]));
+    }
+    for ((_, l), v) in &g.lsx {
+        kinds.insert(*v, GhostKind::Lockset(g.clx[l]));
+    }
+    for v in g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()) {
+        kinds.insert(*v, GhostKind::Flag);
+    }
+    kinds
+}
+
+fn shapes_for(kinds: &HashMap<VarId, GhostKind>, v: VarId, live: Option<VarId>) -> Vec<Shape> {
+    // Site variables get none: they are constrained by facts.
+    let Some(kind) = kinds.get(&v) else { return Vec::new() };
+    let mut shapes = match kind {
+        GhostKind::State => vec![Shape::Unchanged(v), Shape::Equals(v, false), Shape::Equals(v, true)],
+        GhostKind::Lockset(held) => vec![Shape::Unchanged(v), Shape::UnchangedWhenHeld(*held, v)],
+        GhostKind::Flag => vec![Shape::Unchanged(v)],
+    };
+    if let (Some(live), GhostKind::Lockset(_) | GhostKind::Flag) = (live, kind) {
+        shapes.push(Shape::UnchangedUnlessLive(live, v));
     }
     shapes
 }
 
-fn base_shapes(entry: &InstrumentedEntry, v: VarId) -> Vec<Shape> {
-    let g = &entry.ghost;
-    if g.cls.values().any(|x| *x == v) || g.clx.values().any(|x| *x == v) || g.live == Some(v) {
-        return vec![Shape::Unchanged(v), Shape::Equals(v, false), Shape::Equals(v, true)];
+/// The candidates of procedure `p`: postconditions if it is called, loop
+/// invariants at its loop heads; liveness-guarded ones if an init entry
+/// point reaches it.
+fn generate_candidates(
+    program: &Program,
+    kinds: &HashMap<VarId, GhostKind>,
+    p: ProcId,
+    called: bool,
+    under_init: bool,
+    live: VarId,
+    s: &mut Summaries,
+) {
+    let modified: Vec<VarId> = s.modifies(p).iter().copied().collect();
+    let mut places = Vec::new();
+    if called {
+        places.push((At::Ensures, modified));
     }
-    if let Some(((_, l), _)) = g.ls.iter().chain(g.lsx.iter()).find(|(_, x)| **x == v) {
-        let held = if g.lsx.values().any(|x| *x == v) { g.clx[l] } else { g.cls[l] };
-        return vec![Shape::Unchanged(v), Shape::UnchangedWhenHeld(held, v)];
+    let cfg = super::cfg::analyse(&program.procedures[p], &|c| s.call_modifies(c));
+    for (head, vars) in &cfg.loop_modifies {
+        let ghosts: Vec<VarId> = vars.iter().filter(|v| program.variables[**v].ghost).copied().collect();
+        places.push((At::Loop(*head), ghosts));
     }
-    if g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()).any(|x| *x == v) {
-        return vec![Shape::Unchanged(v)];
-    }
-    if g.site_read.values().chain(g.site_write.values()).any(|x| *x == v) {
-        // Only useful guarded by liveness (sites are otherwise constrained
-        // by facts).
-        return Vec::new();
-    }
-    Vec::new()
-}
-
-fn generate_candidates(program: &Program, entry: &InstrumentedEntry, s: &mut Summaries) {
-    for &p in &entry.procedures {
-        let modified: Vec<VarId> = s.modifies(p).iter().copied().collect();
-        let mut places = Vec::new();
-        if p != entry.procedure {
-            places.push((At::Ensures, modified.clone()));
-        }
-        let cfg = super::cfg::analyse(&program.procedures[p], &|c| s.call_modifies(c));
-        for (head, vars) in &cfg.loop_modifies {
-            let ghosts: Vec<VarId> = vars.iter().filter(|v| program.variables[**v].ghost).copied().collect();
-            places.push((At::Loop(*head), ghosts));
-        }
-        for (at, vars) in places {
-            for v in vars {
-                for shape in shapes_for(entry, v) {
-                    let i = s.candidates.len();
-                    s.candidates.push(Candidate { procedure: p, at, shape });
-                    s.by_place.entry((p, at)).or_default().push(i);
-                }
+    let live = under_init.then_some(live);
+    for (at, vars) in places {
+        for v in vars {
+            for shape in shapes_for(kinds, v, live) {
+                let i = s.candidates.len();
+                s.candidates.push(Candidate { procedure: p, at, shape });
+                s.by_place.entry((p, at)).or_default().push(i);
             }
         }
     }

@@ -38,7 +38,7 @@
 use super::cfg::{self, Cfg};
 use super::contracts::{Candidate, Summaries};
 use crate::ir::{Arena, BlockId, Command, Expr, ProcId, Program, Sort, Terminator, VarId};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// An SSA variable of a verification condition.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,12 +108,82 @@ pub struct Encoder<'a> {
     pub summaries: &'a Summaries,
     /// The VC under construction.
     pub vc: Vc,
+    /// Whether the believed candidates are proven facts (a pair check,
+    /// after Houdini): they are then assumed without literals and never
+    /// checked again.
+    facts: bool,
+    /// Program variables sliced away: never defined, havocked or
+    /// constrained (see [`Encoder::for_pair`]).
+    dropped: HashSet<VarId>,
 }
 
 impl<'a> Encoder<'a> {
-    /// A new encoder.
+    /// A new encoder for Houdini: every candidate guarded by its literal
+    /// and checked where it must hold.
     pub fn new(program: &'a Program, summaries: &'a Summaries) -> Encoder<'a> {
-        Encoder { program, summaries, vc: Vc::default() }
+        Encoder { program, summaries, vc: Vc::default(), facts: false, dropped: HashSet::new() }
+    }
+
+    /// A new encoder for a pair check, after Houdini: the surviving
+    /// candidates are facts, and the variables in `dropped` are sliced
+    /// away.
+    ///
+    /// Slicing is a cone-of-influence reduction, sound and exact when
+    /// `dropped` is closed under dependence: no kept variable's value and
+    /// no control decision may depend on a dropped one. The lockset ghost
+    /// variables of one region qualify (they depend on the lock state,
+    /// program values and the region's own ghost variables only, and
+    /// nothing but the race condition reads them), so a pair check keeps
+    /// only those of the regions both entry points access. A fact that
+    /// mentions a dropped variable constrains dropped variables only and is
+    /// left out.
+    pub fn for_pair(program: &'a Program, summaries: &'a Summaries, dropped: HashSet<VarId>) -> Encoder<'a> {
+        Encoder { program, summaries, vc: Vc::default(), facts: true, dropped }
+    }
+
+    /// Whether a program variable is sliced away.
+    pub fn is_dropped(&self, v: VarId) -> bool {
+        self.dropped.contains(&v)
+    }
+
+    /// Whether a candidate mentions a sliced variable.
+    fn sliced(&self, c: &Candidate) -> bool {
+        use super::contracts::Shape;
+        match c.shape {
+            Shape::Unchanged(v) | Shape::Equals(v, _) => self.dropped.contains(&v),
+            Shape::UnchangedWhenHeld(a, v) | Shape::UnchangedUnlessLive(a, v) => {
+                self.dropped.contains(&a) || self.dropped.contains(&v)
+            }
+        }
+    }
+
+    /// Assumes a believed candidate's formula on top of `r`: guarded by
+    /// its literal for Houdini, plainly for a pair check.
+    fn assume_candidate(&mut self, i: usize, f: Expr, r: Expr) -> Expr {
+        if self.facts {
+            return self.define_bool("reach", Expr::and(r, f));
+        }
+        let lit = self.vc.literal(i);
+        self.define_bool("reach", Expr::and(r, Expr::implies(Expr::var(lit), f)))
+    }
+
+    /// Checks a candidate where it must hold (Houdini only).
+    fn check_candidate(&mut self, i: usize, f: Expr, r: Expr) {
+        let lit = self.vc.literal(i);
+        let failure = Expr::and(r, Expr::and(Expr::var(lit), Expr::not(f)));
+        self.vc.checks.push((failure, CheckOf::Candidate(i)));
+    }
+
+    /// A fresh incarnation of `v` in `env` (a havoc), unless `v` is sliced
+    /// away.
+    fn havoc(&mut self, env: &mut Env, v: VarId) {
+        if self.dropped.contains(&v) {
+            return;
+        }
+        let sort = self.program.variables[v].sort;
+        let name = self.program.variables[v].name.clone();
+        let s = self.vc.fresh(&name, sort);
+        env.insert(v, s);
     }
 
     fn name(&self, v: VarId) -> &str {
@@ -186,15 +256,14 @@ impl<'a> Encoder<'a> {
             // A loop head: havoc what the loop changes, assume invariants.
             if let Some(vars) = cfg.loop_modifies.get(&b) {
                 for v in vars {
-                    let sort = program.variables[*v].sort;
-                    let name = program.variables[*v].name.clone();
-                    let s = self.vc.fresh(&name, sort);
-                    env.insert(*v, s);
+                    self.havoc(&mut env, *v);
                 }
                 for (i, c) in summaries.loop_candidates(p, b) {
+                    if self.sliced(c) {
+                        continue;
+                    }
                     let f = self.candidate_formula(c, &mut env.clone(), &old);
-                    let lit = self.vc.literal(i);
-                    r = self.define_bool("reach", Expr::and(r, Expr::implies(Expr::var(lit), f)));
+                    r = self.assume_candidate(i, f, r);
                 }
                 let before = old.clone();
                 r = self.loop_free_facts(vars, &before, &env, r);
@@ -207,12 +276,10 @@ impl<'a> Encoder<'a> {
             let succs: Vec<BlockId> = match &procedure.blocks[b].terminator {
                 Terminator::Goto(t) => t.clone(),
                 Terminator::Return => {
-                    if check_ensures {
+                    if check_ensures && !self.facts {
                         for (i, c) in summaries.ensures_candidates(p) {
                             let f = self.candidate_formula(c, &mut env.clone(), &old);
-                            let lit = self.vc.literal(i);
-                            let failure = Expr::and(r.clone(), Expr::and(Expr::var(lit), Expr::not(f)));
-                            self.vc.checks.push((failure, CheckOf::Candidate(i)));
+                            self.check_candidate(i, f, r.clone());
                         }
                     }
                     exit = Encoded { exit_reach: r.clone(), exit_env: env.clone() };
@@ -224,12 +291,10 @@ impl<'a> Encoder<'a> {
             for (s, take) in succs.iter().zip(takes) {
                 let er = if take == Expr::bool(true) { r.clone() } else { Expr::and(r.clone(), take) };
                 // Invariants of a loop head are checked on every edge into it.
-                if cfg.loop_modifies.contains_key(s) {
+                if cfg.loop_modifies.contains_key(s) && !self.facts {
                     for (i, c) in summaries.loop_candidates(p, *s) {
                         let f = self.candidate_formula(c, &mut env.clone(), &old);
-                        let lit = self.vc.literal(i);
-                        let failure = Expr::and(er.clone(), Expr::and(Expr::var(lit), Expr::not(f)));
-                        self.vc.checks.push((failure, CheckOf::Candidate(i)));
+                        self.check_candidate(i, f, er.clone());
                     }
                 }
                 if !cfg.back_edges.contains(&(b, *s)) {
@@ -307,6 +372,7 @@ impl<'a> Encoder<'a> {
 
     fn command(&mut self, c: &Command, env: &mut Env, r: Expr) -> Expr {
         match c {
+            Command::Assign { target, .. } | Command::Load { target, .. } if self.dropped.contains(target) => r,
             Command::Assign { target, value, .. } => {
                 let value = self.rename(env, value);
                 let sort = self.program.variables[*target].sort;
@@ -318,10 +384,7 @@ impl<'a> Encoder<'a> {
             }
             Command::Havoc { vars, .. } => {
                 for v in vars {
-                    let sort = self.program.variables[*v].sort;
-                    let name = self.program.variables[*v].name.clone();
-                    let s = self.vc.fresh(&name, sort);
-                    env.insert(*v, s);
+                    self.havoc(env, *v);
                 }
                 r
             }
@@ -365,24 +428,23 @@ impl<'a> Encoder<'a> {
         let summaries = self.summaries;
         // Preconditions of the callee, in the caller's state.
         let before = env.clone();
-        for (i, c) in summaries.requires_candidates(callee) {
-            let f = self.candidate_formula(c, &mut env.clone(), &before);
-            let lit = self.vc.literal(i);
-            let failure = Expr::and(r.clone(), Expr::and(Expr::var(lit), Expr::not(f)));
-            self.vc.checks.push((failure, CheckOf::Candidate(i)));
+        if !self.facts {
+            for (i, c) in summaries.requires_candidates(callee) {
+                let f = self.candidate_formula(c, &mut env.clone(), &before);
+                self.check_candidate(i, f, r.clone());
+            }
         }
         let modifies: Vec<VarId> = summaries.modifies(callee).iter().copied().collect();
         for v in modifies.iter().chain(results) {
-            let sort = self.program.variables[*v].sort;
-            let name = self.program.variables[*v].name.clone();
-            let s = self.vc.fresh(&name, sort);
-            env.insert(*v, s);
+            self.havoc(env, *v);
         }
         let mut r = r;
         for (i, c) in summaries.ensures_candidates(callee) {
+            if self.sliced(c) {
+                continue;
+            }
             let f = self.candidate_formula(c, &mut env.clone(), &before);
-            let lit = self.vc.literal(i);
-            r = self.define_bool("reach", Expr::and(r, Expr::implies(Expr::var(lit), f)));
+            r = self.assume_candidate(i, f, r);
         }
         let modified: BTreeSet<VarId> = modifies.into_iter().collect();
         r = self.loop_free_facts(&modified, &before, env, r);

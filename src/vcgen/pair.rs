@@ -20,7 +20,7 @@ use super::contracts::Summaries;
 use super::encode::{CheckOf, Encoded, Encoder, Env, Vc};
 use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
 use crate::ir::{Expr, RegionId, VarId};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// The regions a pair is checked on: those both entry points access.
 pub fn shared_regions(a: &InstrumentedEntry, b: &InstrumentedEntry) -> BTreeSet<RegionId> {
@@ -42,19 +42,32 @@ pub fn encode_pair(
     second: usize,
     held: [&BTreeSet<crate::ir::LockId>; 2],
 ) -> (Vc, [EntryRun; 2]) {
-    let mut enc = Encoder::new(&lp.program, summaries);
+    let regions = shared_regions(&lp.entries[first], &lp.entries[second]);
+    // Only the ghost state of the regions both access matters.
+    let dropped: HashSet<VarId> = lp
+        .ghost
+        .region_vars()
+        .filter(|(r, _)| !regions.contains(r))
+        .map(|(_, v)| v)
+        .collect();
+    let mut enc = Encoder::for_pair(&lp.program, summaries, dropped);
     // The watched addresses are shared by both runs.
     let mut shared = Env::new();
-    for w in lp.watched.values() {
-        enc.current(&mut shared, *w);
+    for (r, w) in &lp.watched {
+        if regions.contains(r) {
+            enc.current(&mut shared, *w);
+        }
     }
     let runs = [(first, held[0]), (second, held[1])].map(|(i, held)| {
         let entry = &lp.entries[i];
         let mut env = shared.clone();
         // A lock the kernel holds around the call is held from the start.
         let held_vars: BTreeSet<VarId> =
-            held.iter().flat_map(|l| entry.ghost.cls.get(l).into_iter().chain(entry.ghost.clx.get(l))).copied().collect();
-        for (v, value) in entry.ghost.initial_values() {
+            held.iter().flat_map(|l| lp.ghost.cls.get(l).into_iter().chain(lp.ghost.clx.get(l))).copied().collect();
+        for (v, value) in lp.ghost.initial_values(entry.is_init()) {
+            if enc.is_dropped(v) {
+                continue;
+            }
             let value = if held_vars.contains(&v) { Expr::bool(true) } else { value };
             let s = enc.current(&mut env, v);
             enc.vc.constraints.push(Expr::eq(Expr::var(s), value));
@@ -62,9 +75,8 @@ pub fn encode_pair(
         let end = enc.encode_body(entry.procedure, env, Expr::bool(true), false);
         EntryRun { end }
     });
-    let regions = shared_regions(&lp.entries[first], &lp.entries[second]);
     for r in regions {
-        let failure = race_condition(&mut enc, lp, first, second, &runs, r);
+        let failure = race_condition(&mut enc, lp, &runs, r);
         enc.vc.checks.push((failure, CheckOf::Race(r)));
     }
     (enc.vc, runs)
@@ -75,18 +87,18 @@ fn at_end(enc: &mut Encoder<'_>, run: &EntryRun, v: VarId) -> Expr {
     Expr::var(enc.current(&mut env, v))
 }
 
-fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, first: usize, second: usize, runs: &[EntryRun; 2], r: RegionId) -> Expr {
-    let (a, b) = (&lp.entries[first], &lp.entries[second]);
-    let flags = |enc: &mut Encoder<'_>, e: &InstrumentedEntry, run: &EntryRun| {
+fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2], r: RegionId) -> Expr {
+    let g = &lp.ghost;
+    let flags = |enc: &mut Encoder<'_>, run: &EntryRun| {
         [
-            at_end(enc, run, e.ghost.read[&r]),
-            at_end(enc, run, e.ghost.write[&r]),
-            at_end(enc, run, e.ghost.aread[&r]),
-            at_end(enc, run, e.ghost.awrite[&r]),
+            at_end(enc, run, g.read[&r]),
+            at_end(enc, run, g.write[&r]),
+            at_end(enc, run, g.aread[&r]),
+            at_end(enc, run, g.awrite[&r]),
         ]
     };
-    let [pr1, pw1, ar1, aw1] = flags(enc, a, &runs[0]);
-    let [pr2, pw2, ar2, aw2] = flags(enc, b, &runs[1]);
+    let [pr1, pw1, ar1, aw1] = flags(enc, &runs[0]);
+    let [pr2, pw2, ar2, aw2] = flags(enc, &runs[1]);
     let any2 = Expr::or_all(vec![pr2.clone(), pw2.clone(), ar2.clone(), aw2.clone()]);
     // Conflicting accesses: at least one write, not both atomic.
     let conflict = Expr::or_all(vec![
@@ -96,14 +108,14 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, first: usize, seco
         Expr::and(ar1, pw2),
     ]);
     let mut protections = Vec::new();
-    for (l, _) in &a.ghost.cls {
-        let ls1 = at_end(enc, &runs[0], a.ghost.ls[&(r, *l)]);
-        let ls2 = at_end(enc, &runs[1], b.ghost.ls[&(r, *l)]);
+    for l in g.cls.keys() {
+        let ls1 = at_end(enc, &runs[0], g.ls[&(r, *l)]);
+        let ls2 = at_end(enc, &runs[1], g.ls[&(r, *l)]);
         let both = Expr::and(ls1, ls2);
-        match (a.ghost.lsx.get(&(r, *l)), b.ghost.lsx.get(&(r, *l))) {
-            (Some(x1), Some(x2)) => {
-                let x1 = at_end(enc, &runs[0], *x1);
-                let x2 = at_end(enc, &runs[1], *x2);
+        match g.lsx.get(&(r, *l)) {
+            Some(x) => {
+                let x1 = at_end(enc, &runs[0], *x);
+                let x2 = at_end(enc, &runs[1], *x);
                 protections.push(Expr::and(both, Expr::or(x1, x2)));
             }
             _ => protections.push(both),

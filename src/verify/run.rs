@@ -18,21 +18,43 @@ use crate::vcgen::encode::{CheckOf, Encoder, Env, Vc};
 use crate::vcgen::pair::{EntryRun, encode_pair};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Options of a verification run.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Per solver check.
     pub timeout: Duration,
-    /// Houdini's budget per entry point.
+    /// Houdini's budget for the whole driver: past it, the candidates of
+    /// every component not yet at its fixpoint are refuted.
     pub houdini_budget: Duration,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: Duration::from_secs(10), houdini_budget: Duration::from_secs(60) }
+        Options { timeout: Duration::from_secs(10), houdini_budget: Duration::from_secs(300) }
     }
+}
+
+/// What a verification run did, for `check --verbose` and the benchmarks.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    /// What Houdini did, over all components (times summed).
+    pub houdini: houdini::Report,
+    /// Strongly connected components of the call graph Houdini ran on.
+    pub components: usize,
+    /// Wall-clock time of the Houdini phase.
+    pub houdini_time: Duration,
+    /// Wall-clock time of the pair phase.
+    pub pairs_time: Duration,
+    /// Pair checks: solver checks looking for races.
+    pub race_queries: usize,
+    /// Pair checks: solver checks choosing the evidence of a race.
+    pub evidence_queries: usize,
+    /// Time summed over the pairs (all threads): finding the races.
+    pub race_time: Duration,
+    /// Time summed over the pairs (all threads): choosing evidence.
+    pub evidence_time: Duration,
 }
 
 /// A solver able to answer a pair VC's checks with a model.
@@ -64,17 +86,63 @@ fn callers(program: &Program) -> HashMap<ProcId, BTreeSet<ProcId>> {
 }
 
 /// The VC of one procedure for Houdini: its body from a state where every
-/// ghost variable of its entry point has an unknown value, postconditions
-/// checked.
-fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, entry: usize, p: ProcId) -> Vc {
+/// ghost variable has an unknown value, postconditions checked. The ghost
+/// variables it may change, the lock state and the watched addresses get
+/// their entry incarnation up front, so that every path and every
+/// candidate sees the same one.
+fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, p: ProcId) -> Vc {
     let mut enc = Encoder::new(&lp.program, summaries);
     let mut env = Env::new();
-    let e = &lp.entries[entry];
-    for v in e.ghost.initial_values().into_iter().map(|(v, _)| v).chain(lp.watched.values().copied()) {
-        enc.current(&mut env, v);
+    let g = &lp.ghost;
+    let state = g.cls.values().chain(g.clx.values()).chain([&g.live]);
+    for v in summaries.modifies(p).iter().chain(state).chain(lp.watched.values()) {
+        enc.current(&mut env, *v);
     }
     enc.encode_body(p, env, Expr::bool(true), true);
     enc.vc
+}
+
+/// The strongly connected components of the call graph among `procedures`,
+/// grouped in levels: a component's callees are all in earlier levels.
+fn component_levels(program: &Program, procedures: &BTreeSet<ProcId>) -> Vec<Vec<Vec<ProcId>>> {
+    let mut graph = petgraph::graphmap::DiGraphMap::<u32, (), std::hash::RandomState>::new();
+    for p in procedures {
+        graph.add_node(p.as_u32());
+        for (_, block) in program.procedures[*p].blocks.iter() {
+            for c in &block.commands {
+                if let Command::Call { procedure: q, .. } = c {
+                    graph.add_edge(p.as_u32(), q.as_u32(), ());
+                }
+            }
+        }
+    }
+    // Tarjan's algorithm lists components callees first.
+    let components = petgraph::algo::tarjan_scc(&graph);
+    let mut level_of: HashMap<u32, usize> = HashMap::new();
+    let mut levels: Vec<Vec<Vec<ProcId>>> = Vec::new();
+    for component in components {
+        let inside: BTreeSet<u32> = component.iter().copied().collect();
+        let level = component
+            .iter()
+            .flat_map(|n| graph.neighbors(*n))
+            .filter(|m| !inside.contains(m))
+            .filter_map(|m| level_of.get(&m).map(|l| l + 1))
+            .max()
+            .unwrap_or(0);
+        for n in &component {
+            level_of.insert(*n, level);
+        }
+        if levels.len() <= level {
+            levels.resize(level + 1, Vec::new());
+        }
+        let mut procs: Vec<ProcId> = component.into_iter().map(ProcId::from_u32).filter(|p| procedures.contains(p)).collect();
+        procs.sort();
+        levels[level].push(procs);
+    }
+    for level in &mut levels {
+        level.sort();
+    }
+    levels
 }
 
 /// Verifies a lowered driver: the verdicts of every pair, in the order of
@@ -88,35 +156,32 @@ pub fn verify<S: PairSolver>(
     held: &[Vec<String>],
     options: &Options,
     solver: &(dyn Fn() -> S + Sync),
-) -> (Vec<PairVerdict>, Vec<(String, houdini::Report)>) {
+) -> (Vec<PairVerdict>, RunStats) {
+    let mut stats = RunStats::default();
+    let houdini_start = Instant::now();
     let lp = instrument(lowered);
     let mut summaries = contracts::build(&lp);
     let callers = callers(&lp.program);
-    // Houdini per entry point, in parallel: the entry points' procedures
-    // are disjoint copies, so are their candidates; each run works on its
-    // own copy of the beliefs and hands back those of its candidates.
-    let runs: Vec<(Vec<(usize, bool)>, houdini::Report)> = lp
-        .entries
-        .par_iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let mut mine = summaries.clone();
-            let vc_of = |s: &Summaries, p: ProcId| procedure_vc(&lp, s, i, p);
-            let report = houdini::run(&mut mine, &entry.procedures, &callers, &vc_of, &|| solver(), options.houdini_budget);
-            let beliefs = (0..mine.candidates.len())
-                .filter(|c| entry.procedures.contains(&mine.candidates[*c].procedure))
-                .map(|c| (c, mine.alive[c]))
-                .collect();
-            (beliefs, report)
-        })
-        .collect();
-    let mut reports = Vec::new();
-    for ((beliefs, report), entry) in runs.into_iter().zip(&lp.entries) {
-        for (c, alive) in beliefs {
-            summaries.alive[c] = alive;
+    // Houdini once per procedure, by components of the call graph, callees
+    // first; the components of one level in parallel, each on its own
+    // copy of the beliefs, their refutations applied after the level.
+    let reached: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
+    let deadline = houdini_start + options.houdini_budget;
+    let vc_of = |s: &Summaries, p: ProcId| procedure_vc(&lp, s, p);
+    for level in component_levels(&lp.program, &reached) {
+        let runs: Vec<(Vec<usize>, houdini::Report)> = level
+            .par_iter()
+            .map(|component| houdini::run(&summaries, component, &callers, &vc_of, &|| solver(), deadline))
+            .collect();
+        for (refuted, report) in runs {
+            for c in refuted {
+                summaries.alive[c] = false;
+            }
+            stats.houdini.merge(&report);
+            stats.components += 1;
         }
-        reports.push((entry.name.clone(), report));
     }
+    stats.houdini_time = houdini_start.elapsed();
     let held: Vec<BTreeSet<crate::ir::LockId>> = (0..lp.entries.len())
         .map(|i| {
             let names = held.get(i).cloned().unwrap_or_default();
@@ -124,8 +189,28 @@ pub fn verify<S: PairSolver>(
         })
         .collect();
     // The pairs, in parallel, gathered in order.
-    let verdicts = pairs.par_iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect();
-    (verdicts, reports)
+    let pairs_start = Instant::now();
+    let checked: Vec<(PairVerdict, PairStats)> =
+        pairs.par_iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect();
+    stats.pairs_time = pairs_start.elapsed();
+    let mut verdicts = Vec::with_capacity(checked.len());
+    for (verdict, p) in checked {
+        stats.race_queries += p.race_queries;
+        stats.evidence_queries += p.evidence_queries;
+        stats.race_time += p.race_time;
+        stats.evidence_time += p.evidence_time;
+        verdicts.push(verdict);
+    }
+    (verdicts, stats)
+}
+
+/// What one pair check did.
+#[derive(Default)]
+struct PairStats {
+    race_queries: usize,
+    evidence_queries: usize,
+    race_time: Duration,
+    evidence_time: Duration,
 }
 
 fn check_pair<S: PairSolver>(
@@ -135,7 +220,9 @@ fn check_pair<S: PairSolver>(
     a: usize,
     b: usize,
     solver: &dyn Fn() -> S,
-) -> PairVerdict {
+) -> (PairVerdict, PairStats) {
+    let mut stats = PairStats::default();
+    let start = Instant::now();
     let (ea, eb) = (&lp.entries[a], &lp.entries[b]);
     let mut verdict = PairVerdict { first: ea.name.clone(), second: eb.name.clone(), regions: Vec::new() };
     let (vc, runs) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]]);
@@ -146,6 +233,7 @@ fn check_pair<S: PairSolver>(
     let mut open: BTreeSet<usize> = (0..vc.checks.len()).collect();
     let mut decided: HashMap<usize, Verdict> = HashMap::new();
     while !open.is_empty() {
+        stats.race_queries += 1;
         match s.check(&literals) {
             Outcome::Unsat => break,
             Outcome::Unknown(why) => {
@@ -161,7 +249,10 @@ fn check_pair<S: PairSolver>(
                 }
                 for k in failing {
                     let CheckOf::Race(r) = vc.checks[k].1 else { continue };
-                    let evidence = canonical_evidence(lp, &mut s, &literals, &vc.checks[k].0, &runs, [a, b], r);
+                    let evidence_start = Instant::now();
+                    let (evidence, queries) = canonical_evidence(lp, &mut s, &literals, &vc.checks[k].0, &runs, [a, b], r);
+                    stats.evidence_queries += queries;
+                    stats.evidence_time += evidence_start.elapsed();
                     decided.insert(k, Verdict::Race(Box::new(evidence)));
                     open.remove(&k);
                     // Look for the races on the other regions.
@@ -180,14 +271,29 @@ fn check_pair<S: PairSolver>(
         };
         verdict.regions.push((name, v));
     }
-    verdict
+    stats.race_time = start.elapsed().saturating_sub(stats.evidence_time);
+    (verdict, stats)
+}
+
+/// The value of a boolean formula (an equality of a variable with a
+/// constant, or a variable) in the solver's last model.
+fn holds<S: PairSolver>(s: &mut S, e: &Expr) -> Option<bool> {
+    match e {
+        Expr::Var(v) => s.bool_value(*v),
+        Expr::Binary(crate::ir::BinaryOp::Eq, a, b) => match (&**a, &**b) {
+            (Expr::Var(v), Expr::Int(k)) => Some(s.int_value(*v)? == *k),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The evidence of a race, independent of the model the solver happened to
 /// find (so that the output is the same for any job count): for each side
-/// in turn, the first access site, writes before reads and then by number,
-/// that some execution with the race can end with; and the locks held in
-/// every such execution.
+/// in turn, the first access site (writes before reads, then nearest the
+/// entry point, breadth-first over its calls, then by number) that some
+/// execution with the race can end with; and the locks held in every such
+/// execution.
 fn canonical_evidence<S: PairSolver>(
     lp: &LocksetProgram,
     s: &mut S,
@@ -196,39 +302,86 @@ fn canonical_evidence<S: PairSolver>(
     runs: &[EntryRun; 2],
     entries: [usize; 2],
     r: crate::ir::RegionId,
-) -> [Access; 2] {
+) -> ([Access; 2], usize) {
+    let mut queries = 0;
     let mut fixed = vec![failure.clone()];
     let mut sides = Vec::new();
     for (run, &e) in runs.iter().zip(&entries) {
         let entry = &lp.entries[e];
-        let g = &entry.ghost;
+        let g = &lp.ghost;
         let end = |v: VarId| run.end.exit_env.get(&v).map(|x| Expr::var(*x));
-        let own: std::collections::HashSet<&str> = entry
-            .procedures
+        // Nearer the entry point first: its procedures in breadth-first order.
+        let rank: HashMap<ProcId, usize> = entry.procedures.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+        let mut candidates: Vec<(usize, usize, &crate::instrument::lockset::AccessSite)> = lp
+            .sites
             .iter()
-            .map(|p| lp.program.procedures[*p].name.split_once("__").map_or("", |(_, f)| f))
+            .enumerate()
+            .filter(|(_, x)| x.region == r)
+            .filter_map(|(i, x)| Some((rank.get(&x.procedure).copied()?, i, x)))
             .collect();
-        let mut candidates: Vec<(usize, &crate::instrument::lockset::AccessSite)> =
-            lp.sites.iter().enumerate().filter(|(_, x)| x.region == r && own.contains(x.function.as_str())).collect();
-        candidates.sort_by_key(|(i, x)| (!x.write, *i));
-        let mut chosen = None;
-        for (i, site) in candidates {
+        candidates.sort_by_key(|(rank, i, x)| (!x.write, *rank, *i));
+        // The site each candidate leaves in its site variable, as a formula.
+        let leaves = |i: usize, site: &crate::instrument::lockset::AccessSite| {
             let var = if site.write { g.site_write[&r] } else { g.site_read[&r] };
-            let Some(value) = end(var) else { continue };
+            end(var).map(|value| Expr::eq(value, Expr::int(i as i128)))
+        };
+        let options: Vec<(Expr, &crate::instrument::lockset::AccessSite)> =
+            candidates.iter().filter_map(|(_, i, site)| Some((leaves(*i, site)?, *site))).collect();
+        // Descend: find a model, take the first option it satisfies, and ask
+        // for a model satisfying an earlier one, until there is none. Each
+        // step moves strictly earlier, and usually the first model is
+        // nearly right, so this takes a few checks where a scan from the
+        // first option takes one per option.
+        let mut chosen: Option<usize> = None;
+        // The options a model must satisfy one of: none at first (the first
+        // model is free), then those before the best so far.
+        let mut bound: Option<usize> = None;
+        loop {
             let mut extra = fixed.clone();
-            extra.push(Expr::eq(value, Expr::int(i as i128)));
-            if matches!(s.check_with(literals, &extra), Outcome::Failing(_)) {
-                fixed = extra;
-                chosen = Some(site);
+            if let Some(p) = bound {
+                if p == 0 {
+                    break;
+                }
+                extra.push(Expr::or_all(options[..p].iter().map(|(f, _)| f.clone()).collect()));
+            }
+            queries += 1;
+            if !matches!(s.check_with(literals, &extra), Outcome::Failing(_)) {
                 break;
             }
+            match options.iter().position(|(f, _)| holds(s, f) == Some(true)) {
+                Some(p) if bound.is_none_or(|b| p < b) => {
+                    chosen = Some(p);
+                    bound = Some(p);
+                }
+                // A free model that leaves no option's site (the site
+                // variables are only loosely tied to the flags across
+                // summaries): ask for one that does.
+                None if bound.is_none() => bound = Some(options.len()),
+                // A model outside the options it was asked for cannot
+                // happen; stop with what we have.
+                _ => break,
+            }
         }
-        // A lock is reported held when no execution with these sites lacks it.
+        if let Some(p) = chosen {
+            fixed.push(options[p].0.clone());
+        }
+        let chosen = chosen.map(|p| options[p].1);
+        // A lock is reported held when no execution with these sites lacks
+        // it; a lock the last model lacks is not, without a check.
         let mut locks = Vec::new();
+        if !g.cls.is_empty() {
+            // A model of the chosen sites (the last check may have had none).
+            queries += 1;
+            let _ = s.check_with(literals, &fixed);
+        }
         for l in g.cls.keys() {
             let Some(ls) = g.ls.get(&(r, *l)).and_then(|v| end(*v)) else { continue };
+            if holds(s, &ls) == Some(false) {
+                continue;
+            }
             let mut extra = fixed.clone();
             extra.push(Expr::not(ls));
+            queries += 1;
             if matches!(s.check_with(literals, &extra), Outcome::Unsat) {
                 locks.push(lp.program.locks[*l].name.clone());
             }
@@ -244,5 +397,5 @@ fn canonical_evidence<S: PairSolver>(
     }
     let second = sides.pop().expect("two sides");
     let first = sides.pop().expect("two sides");
-    [first, second]
+    ([first, second], queries)
 }
