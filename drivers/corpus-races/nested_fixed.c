@@ -53,6 +53,9 @@ static long rwnest_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 					      struct rwnest_dev, misc);
 	long ret = 0;
 
+	// @mutation-protects-nothing rwnest_ioctl &dev->cfg_lock: every access in
+	// its section also holds the inner hw_lock, which alone orders it with the
+	// handler and the other ioctls.
 	mutex_lock(&dev->cfg_lock);
 	switch (cmd) {
 	case RWNEST_IOC_SET_MODE:

@@ -67,6 +67,8 @@ static long rwrs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		up_write(&rwrs.cfg_sem);
 		return 0;
 	case RWRS_IOC_READS:
+		// @mutation-protects-nothing rwrs_ioctl &rwrs.cfg_sem: its section only
+		// reads the atomic_t reads (atomic_read), and atomic accesses never race.
 		down_read(&rwrs.cfg_sem);
 		n = atomic_read(&rwrs.reads);
 		up_read(&rwrs.cfg_sem);

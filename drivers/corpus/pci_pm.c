@@ -54,6 +54,9 @@ static irqreturn_t rwdaq_irq(int irq, void *data)
 		return IRQ_NONE;
 	iowrite32(status, daq->regs + RWDAQ_STATUS);
 
+	// @mutation-protects-nothing rwdaq_irq &daq->lock: overruns, samples and
+	// ring are used only by this handler, which never runs concurrently with
+	// itself, and by remove, which runs after it (free_irq).
 	spin_lock(&daq->lock);
 	if (status & RWDAQ_STATUS_OVERRUN)
 		daq->overruns++;
@@ -80,6 +83,9 @@ static int rwdaq_suspend(struct device *dev)
 	struct rwdaq *daq = dev_get_drvdata(dev);
 	unsigned long flags;
 
+	// @mutation-protects-nothing rwdaq_suspend &daq->lock: rate and gain are
+	// shared only with resume and probe, which the device lock serialises with
+	// suspend; the handler does not use them.
 	spin_lock_irqsave(&daq->lock, flags);
 	daq->rate = ioread32(daq->regs + RWDAQ_RATE);
 	daq->gain = ioread32(daq->regs + RWDAQ_GAIN);
@@ -97,6 +103,9 @@ static int rwdaq_resume(struct device *dev)
 	struct rwdaq *daq = dev_get_drvdata(dev);
 	unsigned long flags;
 
+	// @mutation-protects-nothing rwdaq_resume &daq->lock: it only reads rate,
+	// gain and ctrl, written only by suspend and probe, which the device lock
+	// serialises with resume; the handler does not use them.
 	spin_lock_irqsave(&daq->lock, flags);
 	rwdaq_hw_setup(daq);
 	spin_unlock_irqrestore(&daq->lock, flags);

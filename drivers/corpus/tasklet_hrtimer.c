@@ -65,6 +65,9 @@ static enum hrtimer_restart rwmx_scan_timer(struct hrtimer *t)
 {
 	struct rwmx *mx = container_of(t, struct rwmx, scan_timer);
 
+	// @mutation-protects-nothing rwmx_scan_timer &mx->lock: cur_row is used
+	// only by this callback, which never runs concurrently with itself, and
+	// frame[] is only read (kzalloc zeroed it).
 	spin_lock(&mx->lock);
 	mx->cur_row = (mx->cur_row + 1) % RWMX_ROWS;
 	iowrite32(0, mx->base + RWMX_COL_DATA);

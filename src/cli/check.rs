@@ -137,10 +137,11 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         for r in &results {
             let h = &r.stats.houdini;
             eprintln!(
-                "houdini {}: {:?}, {} components, {} of {} candidates proven, {} queries ({} unknown), {:.2} s summed over threads",
+                "houdini {}: {:?}, {} components, {} runs, {} of {} candidates proven, {} queries ({} unknown), {:.2} s summed over threads",
                 r.file.display(),
                 h.stop,
                 r.stats.components,
+                r.stats.houdini_jobs,
                 h.proven,
                 h.candidates,
                 h.queries,

@@ -83,17 +83,20 @@ pub struct Report {
     pub time: Duration,
 }
 
-/// Runs Houdini over `procedures` (one strongly connected component of
-/// the call graph, or any set closed under the candidates' dependencies),
-/// with `vc_of` generating a procedure's VC under the summaries and
+/// Runs Houdini on the candidates `mine` of `procedures` (one strongly
+/// connected component of the call graph, or any set closed under the
+/// candidates' dependencies; `mine` may be one slice of their candidates,
+/// those whose VCs `vc_of` makes checking no others), with `vc_of` generating a procedure's VC under the summaries and
 /// `solver` making a fresh solver. The summaries' beliefs about every
 /// other procedure are final (its callees were done before); this run's
 /// refutations are returned, not applied, so that components of one level
 /// can run in parallel. Past `deadline`, every candidate of the component
 /// is refuted, which is sound.
+#[allow(clippy::too_many_arguments)]
 pub fn run<S: VcSolver>(
     summaries: &Summaries,
     procedures: &[ProcId],
+    mine: &BTreeSet<usize>,
     callers: &HashMap<ProcId, BTreeSet<ProcId>>,
     vc_of: &dyn Fn(&Summaries, ProcId) -> Vc,
     solver: &dyn Fn() -> S,
@@ -101,8 +104,6 @@ pub fn run<S: VcSolver>(
 ) -> (Vec<usize>, Report) {
     let start = Instant::now();
     let mut alive = summaries.alive.clone();
-    let mine: BTreeSet<usize> =
-        (0..summaries.candidates.len()).filter(|i| procedures.contains(&summaries.candidates[*i].procedure)).collect();
     let initial = mine.iter().filter(|i| alive[**i]).count();
     let mut report =
         Report { stop: StopReason::Fixpoint, candidates: initial, proven: 0, queries: 0, unknown: 0, time: Duration::ZERO };
@@ -113,7 +114,7 @@ pub fn run<S: VcSolver>(
     while let Some(p) = work.pop_first() {
         if Instant::now() > deadline {
             report.stop = StopReason::Budget;
-            for i in &mine {
+            for i in mine {
                 alive[*i] = false;
             }
             break;
@@ -167,7 +168,7 @@ pub fn run<S: VcSolver>(
     }
     report.proven = mine.iter().filter(|i| alive[**i]).count();
     report.time = start.elapsed();
-    let refuted = mine.into_iter().filter(|i| !alive[*i] && summaries.alive[*i]).collect();
+    let refuted = mine.iter().copied().filter(|i| !alive[*i] && summaries.alive[*i]).collect();
     (refuted, report)
 }
 

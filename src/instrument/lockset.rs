@@ -171,6 +171,8 @@ pub struct LocksetProgram {
     pub program: Program,
     /// The ghost variables.
     pub ghost: Ghost,
+    /// The region of every per-region ghost variable (for slicing).
+    pub region_of: std::collections::HashMap<VarId, RegionId>,
     /// The entry points, in the lowered program's order.
     pub entries: Vec<InstrumentedEntry>,
     /// `W_R` of every shared region.
@@ -179,8 +181,9 @@ pub struct LocksetProgram {
     pub sites: Vec<AccessSite>,
 }
 
-/// Instruments a lowered program for every entry point.
-pub fn instrument(lowered: &Program) -> LocksetProgram {
+/// Instruments a lowered program for every entry point; `held[i]` are the
+/// kernel pseudo locks entry point `i` runs holding.
+pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgram {
     let mut program = lowered.clone();
     let mut watched = BTreeMap::new();
     for (r, region) in lowered.regions.iter() {
@@ -199,14 +202,18 @@ pub fn instrument(lowered: &Program) -> LocksetProgram {
         })
         .collect();
     let regions: BTreeSet<RegionId> = entries.iter().flat_map(|e| e.regions.iter().copied()).collect();
-    let ghost = declare_ghost(&mut program, lowered, &regions);
+    let roots: Vec<(ProcId, BTreeSet<LockId>)> =
+        entries.iter().enumerate().map(|(i, e)| (e.procedure, held.get(i).cloned().unwrap_or_default())).collect();
+    let locks_at = crate::analyses::held::locks_at_accesses(lowered, &roots);
+    let ghost = declare_ghost(&mut program, lowered, &regions, &locks_at);
     let reached: BTreeSet<ProcId> = entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
     let mut cx = Context { ghost: &ghost, watched: &watched, regions: &regions, sites: Vec::new() };
     for p in reached {
         instrument_procedure(&mut cx, &mut program, lowered, p);
     }
     let sites = cx.sites;
-    LocksetProgram { program, ghost, entries, watched, sites }
+    let region_of = ghost.region_vars().map(|(r, v)| (v, r)).collect();
+    LocksetProgram { program, ghost, region_of, entries, watched, sites }
 }
 
 /// What instrumenting a command needs.
@@ -263,7 +270,14 @@ fn touched(lowered: &Program, procs: &[ProcId]) -> (BTreeSet<RegionId>, Vec<(Opt
     (regions, unsound)
 }
 
-fn declare_ghost(program: &mut Program, lowered: &Program, regions: &BTreeSet<RegionId>) -> Ghost {
+/// The ghost variables; `LS[R][L]` only for the locks possibly held at an
+/// access to R ([`crate::analyses::held`]: another lock cannot protect R).
+fn declare_ghost(
+    program: &mut Program,
+    lowered: &Program,
+    regions: &BTreeSet<RegionId>,
+    locks_at: &BTreeMap<RegionId, BTreeSet<LockId>>,
+) -> Ghost {
     let mut ghost = Ghost {
         cls: BTreeMap::new(),
         clx: BTreeMap::new(),
@@ -291,7 +305,7 @@ fn declare_ghost(program: &mut Program, lowered: &Program, regions: &BTreeSet<Re
         ghost.awrite.insert(r, program.add_ghost_global(format!("AWRITE_r{n}"), Sort::Bool));
         ghost.site_read.insert(r, program.add_ghost_global(format!("SITER_r{n}"), Sort::Int));
         ghost.site_write.insert(r, program.add_ghost_global(format!("SITEW_r{n}"), Sort::Int));
-        for l in lowered.locks.ids() {
+        for &l in locks_at.get(&r).into_iter().flatten() {
             let ln = l.as_u32();
             ghost.ls.insert((r, l), program.add_ghost_global(format!("LS_r{n}_l{ln}"), Sort::Bool));
             if ghost.clx.contains_key(&l) {

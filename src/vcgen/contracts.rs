@@ -38,6 +38,15 @@ pub enum Shape {
     UnchangedUnlessLive(VarId, VarId),
 }
 
+impl Shape {
+    /// The variable the candidate constrains (the others are read only).
+    pub fn subject(self) -> VarId {
+        match self {
+            Shape::Unchanged(v) | Shape::Equals(v, _) | Shape::UnchangedWhenHeld(_, v) | Shape::UnchangedUnlessLive(_, v) => v,
+        }
+    }
+}
+
 /// Where a candidate stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum At {

@@ -37,8 +37,8 @@
 
 use super::cfg::{self, Cfg};
 use super::contracts::{Candidate, Summaries};
-use crate::ir::{Arena, BlockId, Command, Expr, ProcId, Program, Sort, Terminator, VarId};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use crate::ir::{Arena, BlockId, Command, Expr, ProcId, Program, RegionId, Sort, Terminator, VarId};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// An SSA variable of a verification condition.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,48 +112,79 @@ pub struct Encoder<'a> {
     /// after Houdini): they are then assumed without literals and never
     /// checked again.
     facts: bool,
-    /// Program variables sliced away: never defined, havocked or
-    /// constrained (see [`Encoder::for_pair`]).
-    dropped: HashSet<VarId>,
+    /// The slice encoded, if not everything.
+    slice: Option<Slice<'a>>,
+}
+
+/// A slice of the ghost state: the per-region ghost variables of the kept
+/// regions, and every variable that belongs to no region (program
+/// variables, lock state, liveness).
+///
+/// Slicing is a cone-of-influence reduction, sound and exact because the
+/// per-region ghost variables of one region depend only on the lock state,
+/// program values and that region's own ghost variables, and nothing but
+/// the race condition and the candidates over them reads them: a variable
+/// sliced away is never defined, havocked or constrained, and a fact that
+/// mentions one constrains only sliced variables and is left out.
+#[derive(Clone, Debug)]
+pub struct Slice<'a> {
+    /// The region of every per-region ghost variable.
+    pub region_of: &'a HashMap<VarId, RegionId>,
+    /// The regions kept.
+    pub keep: BTreeSet<RegionId>,
+    /// Which candidates are checked, by the variable they constrain:
+    /// those of the kept regions' variables (`true`), or those of the
+    /// variables of no region (`false`, the lock state and liveness).
+    pub check_regions: bool,
+}
+
+impl Slice<'_> {
+    fn dropped(&self, v: VarId) -> bool {
+        self.region_of.get(&v).is_some_and(|r| !self.keep.contains(r))
+    }
 }
 
 impl<'a> Encoder<'a> {
     /// A new encoder for Houdini: every candidate guarded by its literal
     /// and checked where it must hold.
     pub fn new(program: &'a Program, summaries: &'a Summaries) -> Encoder<'a> {
-        Encoder { program, summaries, vc: Vc::default(), facts: false, dropped: HashSet::new() }
+        Encoder { program, summaries, vc: Vc::default(), facts: false, slice: None }
+    }
+
+    /// A new encoder for Houdini on a slice: only the candidates the slice
+    /// selects are checked.
+    pub fn sliced(program: &'a Program, summaries: &'a Summaries, slice: Slice<'a>) -> Encoder<'a> {
+        Encoder { program, summaries, vc: Vc::default(), facts: false, slice: Some(slice) }
     }
 
     /// A new encoder for a pair check, after Houdini: the surviving
-    /// candidates are facts, and the variables in `dropped` are sliced
-    /// away.
-    ///
-    /// Slicing is a cone-of-influence reduction, sound and exact when
-    /// `dropped` is closed under dependence: no kept variable's value and
-    /// no control decision may depend on a dropped one. The lockset ghost
-    /// variables of one region qualify (they depend on the lock state,
-    /// program values and the region's own ghost variables only, and
-    /// nothing but the race condition reads them), so a pair check keeps
-    /// only those of the regions both entry points access. A fact that
-    /// mentions a dropped variable constrains dropped variables only and is
-    /// left out.
-    pub fn for_pair(program: &'a Program, summaries: &'a Summaries, dropped: HashSet<VarId>) -> Encoder<'a> {
-        Encoder { program, summaries, vc: Vc::default(), facts: true, dropped }
+    /// candidates are facts, and only the slice is encoded.
+    pub fn for_pair(program: &'a Program, summaries: &'a Summaries, slice: Slice<'a>) -> Encoder<'a> {
+        Encoder { program, summaries, vc: Vc::default(), facts: true, slice: Some(slice) }
     }
 
     /// Whether a program variable is sliced away.
     pub fn is_dropped(&self, v: VarId) -> bool {
-        self.dropped.contains(&v)
+        self.slice.as_ref().is_some_and(|s| s.dropped(v))
     }
 
     /// Whether a candidate mentions a sliced variable.
-    fn sliced(&self, c: &Candidate) -> bool {
+    fn is_sliced(&self, c: &Candidate) -> bool {
         use super::contracts::Shape;
         match c.shape {
-            Shape::Unchanged(v) | Shape::Equals(v, _) => self.dropped.contains(&v),
-            Shape::UnchangedWhenHeld(a, v) | Shape::UnchangedUnlessLive(a, v) => {
-                self.dropped.contains(&a) || self.dropped.contains(&v)
-            }
+            Shape::Unchanged(v) | Shape::Equals(v, _) => self.is_dropped(v),
+            Shape::UnchangedWhenHeld(a, v) | Shape::UnchangedUnlessLive(a, v) => self.is_dropped(a) || self.is_dropped(v),
+        }
+    }
+
+    /// Whether a candidate is checked here.
+    fn checks(&self, c: &Candidate) -> bool {
+        if self.facts || self.is_sliced(c) {
+            return false;
+        }
+        match &self.slice {
+            None => true,
+            Some(s) => s.region_of.contains_key(&c.shape.subject()) == s.check_regions,
         }
     }
 
@@ -177,7 +208,7 @@ impl<'a> Encoder<'a> {
     /// A fresh incarnation of `v` in `env` (a havoc), unless `v` is sliced
     /// away.
     fn havoc(&mut self, env: &mut Env, v: VarId) {
-        if self.dropped.contains(&v) {
+        if self.is_dropped(v) {
             return;
         }
         let sort = self.program.variables[v].sort;
@@ -259,7 +290,7 @@ impl<'a> Encoder<'a> {
                     self.havoc(&mut env, *v);
                 }
                 for (i, c) in summaries.loop_candidates(p, b) {
-                    if self.sliced(c) {
+                    if self.is_sliced(c) {
                         continue;
                     }
                     let f = self.candidate_formula(c, &mut env.clone(), &old);
@@ -276,8 +307,11 @@ impl<'a> Encoder<'a> {
             let succs: Vec<BlockId> = match &procedure.blocks[b].terminator {
                 Terminator::Goto(t) => t.clone(),
                 Terminator::Return => {
-                    if check_ensures && !self.facts {
+                    if check_ensures {
                         for (i, c) in summaries.ensures_candidates(p) {
+                            if !self.checks(c) {
+                                continue;
+                            }
                             let f = self.candidate_formula(c, &mut env.clone(), &old);
                             self.check_candidate(i, f, r.clone());
                         }
@@ -291,8 +325,11 @@ impl<'a> Encoder<'a> {
             for (s, take) in succs.iter().zip(takes) {
                 let er = if take == Expr::bool(true) { r.clone() } else { Expr::and(r.clone(), take) };
                 // Invariants of a loop head are checked on every edge into it.
-                if cfg.loop_modifies.contains_key(s) && !self.facts {
+                if cfg.loop_modifies.contains_key(s) {
                     for (i, c) in summaries.loop_candidates(p, *s) {
+                        if !self.checks(c) {
+                            continue;
+                        }
                         let f = self.candidate_formula(c, &mut env.clone(), &old);
                         self.check_candidate(i, f, er.clone());
                     }
@@ -372,7 +409,7 @@ impl<'a> Encoder<'a> {
 
     fn command(&mut self, c: &Command, env: &mut Env, r: Expr) -> Expr {
         match c {
-            Command::Assign { target, .. } | Command::Load { target, .. } if self.dropped.contains(target) => r,
+            Command::Assign { target, .. } | Command::Load { target, .. } if self.is_dropped(*target) => r,
             Command::Assign { target, value, .. } => {
                 let value = self.rename(env, value);
                 let sort = self.program.variables[*target].sort;
@@ -428,8 +465,8 @@ impl<'a> Encoder<'a> {
         let summaries = self.summaries;
         // Preconditions of the callee, in the caller's state.
         let before = env.clone();
-        if !self.facts {
-            for (i, c) in summaries.requires_candidates(callee) {
+        for (i, c) in summaries.requires_candidates(callee) {
+            if self.checks(c) {
                 let f = self.candidate_formula(c, &mut env.clone(), &before);
                 self.check_candidate(i, f, r.clone());
             }
@@ -440,7 +477,7 @@ impl<'a> Encoder<'a> {
         }
         let mut r = r;
         for (i, c) in summaries.ensures_candidates(callee) {
-            if self.sliced(c) {
+            if self.is_sliced(c) {
                 continue;
             }
             let f = self.candidate_formula(c, &mut env.clone(), &before);

@@ -17,10 +17,10 @@
 //! caller as unknown (termination is assumed, as in the original tool).
 
 use super::contracts::Summaries;
-use super::encode::{CheckOf, Encoded, Encoder, Env, Vc};
+use super::encode::{CheckOf, Encoded, Encoder, Env, Slice, Vc};
 use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
 use crate::ir::{Expr, RegionId, VarId};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 /// The regions a pair is checked on: those both entry points access.
 pub fn shared_regions(a: &InstrumentedEntry, b: &InstrumentedEntry) -> BTreeSet<RegionId> {
@@ -34,23 +34,23 @@ pub struct EntryRun {
 }
 
 /// Encodes the pair (`first`, `second`) (which may be the same entry point:
-/// two instances, renamed apart by separate incarnations).
+/// two instances, renamed apart by separate incarnations), on every region
+/// both access, or `only` on one of them.
 pub fn encode_pair(
     lp: &LocksetProgram,
     summaries: &Summaries,
     first: usize,
     second: usize,
     held: [&BTreeSet<crate::ir::LockId>; 2],
+    only: Option<RegionId>,
 ) -> (Vc, [EntryRun; 2]) {
-    let regions = shared_regions(&lp.entries[first], &lp.entries[second]);
+    let mut regions = shared_regions(&lp.entries[first], &lp.entries[second]);
+    if let Some(r) = only {
+        regions.retain(|x| *x == r);
+    }
     // Only the ghost state of the regions both access matters.
-    let dropped: HashSet<VarId> = lp
-        .ghost
-        .region_vars()
-        .filter(|(r, _)| !regions.contains(r))
-        .map(|(_, v)| v)
-        .collect();
-    let mut enc = Encoder::for_pair(&lp.program, summaries, dropped);
+    let slice = Slice { region_of: &lp.region_of, keep: regions.clone(), check_regions: true };
+    let mut enc = Encoder::for_pair(&lp.program, summaries, slice);
     // The watched addresses are shared by both runs.
     let mut shared = Env::new();
     for (r, w) in &lp.watched {
@@ -108,9 +108,11 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
         Expr::and(ar1, pw2),
     ]);
     let mut protections = Vec::new();
+    // A lock without a lockset for R is held at no access to R.
     for l in g.cls.keys() {
-        let ls1 = at_end(enc, &runs[0], g.ls[&(r, *l)]);
-        let ls2 = at_end(enc, &runs[1], g.ls[&(r, *l)]);
+        let Some(&ls) = g.ls.get(&(r, *l)) else { continue };
+        let ls1 = at_end(enc, &runs[0], ls);
+        let ls2 = at_end(enc, &runs[1], ls);
         let both = Expr::and(ls1, ls2);
         match g.lsx.get(&(r, *l)) {
             Some(x) => {

@@ -12,9 +12,9 @@ use super::verdict::{Access, PairVerdict, Verdict};
 use crate::analyses::pairs::Pair;
 use crate::houdini::{self, Outcome, VcSolver};
 use crate::instrument::lockset::{LocksetProgram, instrument};
-use crate::ir::{Command, Expr, ProcId, Program, VarId};
+use crate::ir::{Command, Expr, ProcId, Program, RegionId, VarId};
 use crate::vcgen::contracts::{self, Summaries};
-use crate::vcgen::encode::{CheckOf, Encoder, Env, Vc};
+use crate::vcgen::encode::{CheckOf, Encoder, Env, Slice, Vc};
 use crate::vcgen::pair::{EntryRun, encode_pair};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
@@ -43,6 +43,8 @@ pub struct RunStats {
     pub houdini: houdini::Report,
     /// Strongly connected components of the call graph Houdini ran on.
     pub components: usize,
+    /// Houdini runs (a component and a slice of its candidates).
+    pub houdini_jobs: usize,
     /// Wall-clock time of the Houdini phase.
     pub houdini_time: Duration,
     /// Wall-clock time of the pair phase.
@@ -85,21 +87,79 @@ fn callers(program: &Program) -> HashMap<ProcId, BTreeSet<ProcId>> {
     out
 }
 
-/// The VC of one procedure for Houdini: its body from a state where every
-/// ghost variable has an unknown value, postconditions checked. The ghost
-/// variables it may change, the lock state and the watched addresses get
-/// their entry incarnation up front, so that every path and every
-/// candidate sees the same one.
-fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, p: ProcId) -> Vc {
-    let mut enc = Encoder::new(&lp.program, summaries);
+/// The VC of one procedure for Houdini, on a slice: its body from a state
+/// where every ghost variable has an unknown value, the slice's
+/// postconditions checked. The ghost variables it may change, the lock
+/// state and the watched addresses get their entry incarnation up front,
+/// so that every path and every candidate sees the same one.
+fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, p: ProcId, slice: &Slice<'_>) -> Vc {
+    let mut enc = Encoder::sliced(&lp.program, summaries, slice.clone());
     let mut env = Env::new();
     let g = &lp.ghost;
     let state = g.cls.values().chain(g.clx.values()).chain([&g.live]);
-    for v in summaries.modifies(p).iter().chain(state).chain(lp.watched.values()) {
-        enc.current(&mut env, *v);
+    let watched = slice.keep.iter().filter_map(|r| lp.watched.get(r));
+    for v in summaries.modifies(p).iter().chain(state).chain(watched) {
+        if !enc.is_dropped(*v) {
+            enc.current(&mut env, *v);
+        }
     }
     enc.encode_body(p, env, Expr::bool(true), true);
     enc.vc
+}
+
+/// Houdini over the whole program, by components of the call graph,
+/// callees first, each component in two slices: first the candidates over
+/// the lock state and liveness (which depend on nothing else), on VCs
+/// without the per-region ghost state, then those of the regions. (One
+/// slice per region was measured slower: the program's own part of each
+/// VC is then solved once per region.) The jobs of one
+/// step run in parallel, each on its own copy of the beliefs; their
+/// refutations are applied after the step.
+fn infer<S: PairSolver>(
+    lp: &LocksetProgram,
+    summaries: &mut Summaries,
+    deadline: Instant,
+    solver: &(dyn Fn() -> S + Sync),
+    stats: &mut RunStats,
+) {
+    let callers = callers(&lp.program);
+    let reached: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
+    // The candidates of each procedure, by whether the variable they
+    // constrain belongs to a region (or is the lock state or liveness).
+    let mut by_slice: HashMap<(ProcId, bool), Vec<usize>> = HashMap::new();
+    let all_regions: BTreeSet<RegionId> = lp.watched.keys().copied().collect();
+    for (i, c) in summaries.candidates.iter().enumerate() {
+        let of_region = lp.region_of.contains_key(&c.shape.subject());
+        by_slice.entry((c.procedure, of_region)).or_default().push(i);
+    }
+    for level in component_levels(&lp.program, &reached) {
+        for regions in [false, true] {
+            // The jobs of this step: the components with candidates in it.
+            let jobs: Vec<(&Vec<ProcId>, BTreeSet<usize>)> = level
+                .iter()
+                .map(|component| {
+                    let mine = component.iter().filter_map(|p| by_slice.get(&(*p, regions))).flatten().copied().collect();
+                    (component, mine)
+                })
+                .filter(|(_, mine): &(_, BTreeSet<usize>)| !mine.is_empty())
+                .collect();
+            let keep = if regions { all_regions.clone() } else { BTreeSet::new() };
+            let slice = Slice { region_of: &lp.region_of, keep, check_regions: regions };
+            let vc_of = |s: &Summaries, p: ProcId| procedure_vc(lp, s, p, &slice);
+            let runs: Vec<(Vec<usize>, houdini::Report)> = jobs
+                .par_iter()
+                .map(|(component, mine)| houdini::run(summaries, component, mine, &callers, &vc_of, &|| solver(), deadline))
+                .collect();
+            stats.houdini_jobs += runs.len();
+            for (refuted, report) in runs {
+                for c in refuted {
+                    summaries.alive[c] = false;
+                }
+                stats.houdini.merge(&report);
+            }
+        }
+        stats.components += level.len();
+    }
 }
 
 /// The strongly connected components of the call graph among `procedures`,
@@ -159,35 +219,16 @@ pub fn verify<S: PairSolver>(
 ) -> (Vec<PairVerdict>, RunStats) {
     let mut stats = RunStats::default();
     let houdini_start = Instant::now();
-    let lp = instrument(lowered);
-    let mut summaries = contracts::build(&lp);
-    let callers = callers(&lp.program);
-    // Houdini once per procedure, by components of the call graph, callees
-    // first; the components of one level in parallel, each on its own
-    // copy of the beliefs, their refutations applied after the level.
-    let reached: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
-    let deadline = houdini_start + options.houdini_budget;
-    let vc_of = |s: &Summaries, p: ProcId| procedure_vc(&lp, s, p);
-    for level in component_levels(&lp.program, &reached) {
-        let runs: Vec<(Vec<usize>, houdini::Report)> = level
-            .par_iter()
-            .map(|component| houdini::run(&summaries, component, &callers, &vc_of, &|| solver(), deadline))
-            .collect();
-        for (refuted, report) in runs {
-            for c in refuted {
-                summaries.alive[c] = false;
-            }
-            stats.houdini.merge(&report);
-            stats.components += 1;
-        }
-    }
-    stats.houdini_time = houdini_start.elapsed();
-    let held: Vec<BTreeSet<crate::ir::LockId>> = (0..lp.entries.len())
+    let held: Vec<BTreeSet<crate::ir::LockId>> = (0..lowered.entry_points.len())
         .map(|i| {
             let names = held.get(i).cloned().unwrap_or_default();
-            lp.program.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
+            lowered.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
         })
         .collect();
+    let lp = instrument(lowered, &held);
+    let mut summaries = contracts::build(&lp);
+    infer(&lp, &mut summaries, houdini_start + options.houdini_budget, solver, &mut stats);
+    stats.houdini_time = houdini_start.elapsed();
     // The pairs, in parallel, gathered in order.
     let pairs_start = Instant::now();
     let checked: Vec<(PairVerdict, PairStats)> =
@@ -225,7 +266,7 @@ fn check_pair<S: PairSolver>(
     let start = Instant::now();
     let (ea, eb) = (&lp.entries[a], &lp.entries[b]);
     let mut verdict = PairVerdict { first: ea.name.clone(), second: eb.name.clone(), regions: Vec::new() };
-    let (vc, runs) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]]);
+    let (vc, _) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]], None);
     let unsound: Vec<String> = ea.unsound.iter().chain(&eb.unsound).map(|(_, what)| what.clone()).collect();
     let mut s = solver();
     s.load(&vc);
@@ -249,8 +290,13 @@ fn check_pair<S: PairSolver>(
                 }
                 for k in failing {
                     let CheckOf::Race(r) = vc.checks[k].1 else { continue };
+                    // The evidence, on the VC of this region alone: a much
+                    // smaller formula for the several checks it takes.
                     let evidence_start = Instant::now();
-                    let (evidence, queries) = canonical_evidence(lp, &mut s, &literals, &vc.checks[k].0, &runs, [a, b], r);
+                    let (vc_r, runs_r) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]], Some(r));
+                    let mut s_r = solver();
+                    s_r.load(&vc_r);
+                    let (evidence, queries) = canonical_evidence(lp, &mut s_r, &[], &vc_r.checks[0].0, &runs_r, [a, b], r);
                     stats.evidence_queries += queries;
                     stats.evidence_time += evidence_start.elapsed();
                     decided.insert(k, Verdict::Race(Box::new(evidence)));

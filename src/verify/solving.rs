@@ -7,6 +7,14 @@
 //! on negative operands, so `a / b` is encoded by cases on the signs (and
 //! `a % b` as `a - b * (a / b)`); division by zero stays unspecified, as
 //! in the IR.
+//!
+//! Non-linear arithmetic (a product, quotient or remainder of two
+//! non-constant operands) is undecidable over the integers, and z3 can
+//! spend the whole time limit on one such term. It is encoded as an
+//! uninterpreted function of its operands instead: equal operands still
+//! give equal results (so `a[i * n]` accessed twice is one address), any
+//! other relation is lost. That only adds behaviours (an over-approximation
+//! that may cause false alarms, docs/soundness.md).
 
 use crate::houdini::{Outcome, VcSolver};
 use crate::ir::{BinaryOp, Expr, Program, Sort, UnaryOp, VarId};
@@ -74,6 +82,21 @@ fn translate(t: &mut TermBank, program: &Program, vars: &[TermId], e: &Expr) -> 
                 UnaryOp::Neg => t.neg(a),
                 UnaryOp::Not => t.not(a),
             }
+        }
+        Expr::Binary(op @ (BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem), a, b)
+            if !matches!(**a, Expr::Int(_)) && !matches!(**b, Expr::Int(_)) =>
+        {
+            // Non-linear: an uninterpreted function of the operands.
+            let a = translate(t, program, vars, a);
+            let b = translate(t, program, vars, b);
+            let name = match op {
+                BinaryOp::Mul => "nonlinear.mul",
+                BinaryOp::Div => "nonlinear.div",
+                _ => "nonlinear.rem",
+            };
+            let int = crate::solver::Sort::Int;
+            let d = t.declare(name, &[int, int], int);
+            t.apply(d, &[a, b])
         }
         Expr::Binary(op, a, b) => {
             let a = translate(t, program, vars, a);
