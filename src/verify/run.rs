@@ -17,7 +17,7 @@ use crate::vcgen::contracts::{self, Summaries};
 use crate::vcgen::encode::{CheckOf, Encoder, Env, Slice, Vc};
 use crate::vcgen::pair::{EntryRun, encode_pair};
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 /// Options of a verification run.
@@ -112,7 +112,8 @@ fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, p: ProcId, slice: &S
 /// the lock state and liveness (which depend on nothing else), on VCs
 /// without the per-region ghost state, then those of the regions. (One
 /// slice per region was measured slower: the program's own part of each
-/// VC is then solved once per region.) The jobs of one
+/// VC is then solved once per region; the regions are split only among
+/// threads that would otherwise be idle.) The jobs of one
 /// step run in parallel, each on its own copy of the beliefs; their
 /// refutations are applied after the step.
 fn infer<S: PairSolver>(
@@ -124,31 +125,49 @@ fn infer<S: PairSolver>(
 ) {
     let callers = callers(&lp.program);
     let reached: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
-    // The candidates of each procedure, by whether the variable they
-    // constrain belongs to a region (or is the lock state or liveness).
-    let mut by_slice: HashMap<(ProcId, bool), Vec<usize>> = HashMap::new();
-    let all_regions: BTreeSet<RegionId> = lp.watched.keys().copied().collect();
+    // The candidates of each procedure, by the region of the variable they
+    // constrain (none for the lock state and liveness).
+    let mut by_slice: BTreeMap<(ProcId, Option<RegionId>), Vec<usize>> = BTreeMap::new();
     for (i, c) in summaries.candidates.iter().enumerate() {
-        let of_region = lp.region_of.contains_key(&c.shape.subject());
-        by_slice.entry((c.procedure, of_region)).or_default().push(i);
+        let region = lp.region_of.get(&c.shape.subject()).copied();
+        by_slice.entry((c.procedure, region)).or_default().push(i);
     }
+    let threads = rayon::current_num_threads().max(1);
     for level in component_levels(&lp.program, &reached) {
         for regions in [false, true] {
-            // The jobs of this step: the components with candidates in it.
-            let jobs: Vec<(&Vec<ProcId>, BTreeSet<usize>)> = level
+            // The jobs of this step: a component and a group of regions (all
+            // of them, unless the step has fewer components than threads:
+            // then each component's regions are split among the idle ones;
+            // the result is the same, since regions are independent).
+            let mut jobs: Vec<(&Vec<ProcId>, BTreeSet<RegionId>, BTreeSet<usize>)> = Vec::new();
+            let active: Vec<&Vec<ProcId>> = level
                 .iter()
-                .map(|component| {
-                    let mine = component.iter().filter_map(|p| by_slice.get(&(*p, regions))).flatten().copied().collect();
-                    (component, mine)
-                })
-                .filter(|(_, mine): &(_, BTreeSet<usize>)| !mine.is_empty())
+                .filter(|c| by_slice.keys().any(|(p, r)| r.is_some() == regions && c.contains(p)))
                 .collect();
-            let keep = if regions { all_regions.clone() } else { BTreeSet::new() };
-            let slice = Slice { region_of: &lp.region_of, keep, check_regions: regions };
-            let vc_of = |s: &Summaries, p: ProcId| procedure_vc(lp, s, p, &slice);
+            let split = if regions { threads.div_ceil(active.len().max(1)) } else { 1 };
+            for component in active {
+                let mut of_region: BTreeMap<Option<RegionId>, Vec<usize>> = BTreeMap::new();
+                for p in component {
+                    for (key, candidates) in by_slice.range((*p, None)..=(*p, Some(RegionId::from_u32(u32::MAX)))) {
+                        if key.1.is_some() == regions {
+                            of_region.entry(key.1).or_default().extend(candidates);
+                        }
+                    }
+                }
+                let groups: Vec<Vec<(Option<RegionId>, Vec<usize>)>> = chunks(of_region.into_iter().collect(), split);
+                for group in groups {
+                    let keep = group.iter().filter_map(|(r, _)| *r).collect();
+                    let mine = group.into_iter().flat_map(|(_, c)| c).collect();
+                    jobs.push((component, keep, mine));
+                }
+            }
             let runs: Vec<(Vec<usize>, houdini::Report)> = jobs
                 .par_iter()
-                .map(|(component, mine)| houdini::run(summaries, component, mine, &callers, &vc_of, &|| solver(), deadline))
+                .map(|(component, keep, mine)| {
+                    let slice = Slice { region_of: &lp.region_of, keep: keep.clone(), check_regions: regions };
+                    let vc_of = |s: &Summaries, p: ProcId| procedure_vc(lp, s, p, &slice);
+                    houdini::run(summaries, component, mine, &callers, &vc_of, &|| solver(), deadline)
+                })
                 .collect();
             stats.houdini_jobs += runs.len();
             for (refuted, report) in runs {
@@ -160,6 +179,19 @@ fn infer<S: PairSolver>(
         }
         stats.components += level.len();
     }
+}
+
+/// `items` in at most `n` contiguous groups of nearly equal size.
+fn chunks<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
+    let size = items.len().div_ceil(n.max(1)).max(1);
+    let mut out: Vec<Vec<T>> = Vec::new();
+    for item in items {
+        match out.last_mut() {
+            Some(last) if last.len() < size => last.push(item),
+            _ => out.push(vec![item]),
+        }
+    }
+    out
 }
 
 /// The strongly connected components of the call graph among `procedures`,
@@ -266,7 +298,7 @@ fn check_pair<S: PairSolver>(
     let start = Instant::now();
     let (ea, eb) = (&lp.entries[a], &lp.entries[b]);
     let mut verdict = PairVerdict { first: ea.name.clone(), second: eb.name.clone(), regions: Vec::new() };
-    let (vc, _) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]], None);
+    let (vc, runs) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]], None);
     let unsound: Vec<String> = ea.unsound.iter().chain(&eb.unsound).map(|(_, what)| what.clone()).collect();
     let mut s = solver();
     s.load(&vc);
@@ -292,11 +324,13 @@ fn check_pair<S: PairSolver>(
                     let CheckOf::Race(r) = vc.checks[k].1 else { continue };
                     // The evidence, on the VC of this region alone: a much
                     // smaller formula for the several checks it takes.
+                    // The race check's model is a first racing execution.
                     let evidence_start = Instant::now();
+                    let seen = runs.each_ref().map(|run| ModelView::of(lp, &mut s, run, r));
                     let (vc_r, runs_r) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]], Some(r));
                     let mut s_r = solver();
                     s_r.load(&vc_r);
-                    let (evidence, queries) = canonical_evidence(lp, &mut s_r, &[], &vc_r.checks[0].0, &runs_r, [a, b], r);
+                    let (evidence, queries) = canonical_evidence(lp, &mut s_r, &vc_r.checks[0].0, &runs_r, [a, b], r, &seen);
                     stats.evidence_queries += queries;
                     stats.evidence_time += evidence_start.elapsed();
                     decided.insert(k, Verdict::Race(Box::new(evidence)));
@@ -321,6 +355,32 @@ fn check_pair<S: PairSolver>(
     (verdict, stats)
 }
 
+/// What a model of a pair VC says about one entry point's end state on a
+/// region: its last sites and its locksets.
+struct ModelView {
+    site_write: Option<i128>,
+    site_read: Option<i128>,
+    ls: HashMap<crate::ir::LockId, Option<bool>>,
+}
+
+impl ModelView {
+    fn of<S: PairSolver>(lp: &LocksetProgram, s: &mut S, run: &EntryRun, r: crate::ir::RegionId) -> ModelView {
+        let g = &lp.ghost;
+        let mut int = |v: Option<&VarId>| v.and_then(|v| run.end.exit_env.get(v)).and_then(|x| s.int_value(*x));
+        let site_write = int(g.site_write.get(&r));
+        let site_read = int(g.site_read.get(&r));
+        let ls = g
+            .cls
+            .keys()
+            .map(|l| {
+                let value = g.ls.get(&(r, *l)).and_then(|v| run.end.exit_env.get(v)).and_then(|x| s.bool_value(*x));
+                (*l, value)
+            })
+            .collect();
+        ModelView { site_write, site_read, ls }
+    }
+}
+
 /// The value of a boolean formula (an equality of a variable with a
 /// constant, or a variable) in the solver's last model.
 fn holds<S: PairSolver>(s: &mut S, e: &Expr) -> Option<bool> {
@@ -340,19 +400,24 @@ fn holds<S: PairSolver>(s: &mut S, e: &Expr) -> Option<bool> {
 /// entry point, breadth-first over its calls, then by number) that some
 /// execution with the race can end with; and the locks held in every such
 /// execution.
+#[allow(clippy::too_many_arguments)]
 fn canonical_evidence<S: PairSolver>(
     lp: &LocksetProgram,
     s: &mut S,
-    literals: &[(VarId, bool)],
     failure: &Expr,
     runs: &[EntryRun; 2],
     entries: [usize; 2],
     r: crate::ir::RegionId,
+    seen: &[ModelView; 2],
 ) -> ([Access; 2], usize) {
+    let literals: &[(VarId, bool)] = &[];
     let mut queries = 0;
     let mut fixed = vec![failure.clone()];
     let mut sides = Vec::new();
-    for (run, &e) in runs.iter().zip(&entries) {
+    // Whether the sites chosen so far are those of the race check's model,
+    // which is then a model of `fixed`.
+    let mut as_seen = true;
+    for ((run, &e), seen) in runs.iter().zip(&entries).zip(seen) {
         let entry = &lp.entries[e];
         let g = &lp.ghost;
         let end = |v: VarId| run.end.exit_env.get(&v).map(|x| Expr::var(*x));
@@ -371,30 +436,40 @@ fn canonical_evidence<S: PairSolver>(
             let var = if site.write { g.site_write[&r] } else { g.site_read[&r] };
             end(var).map(|value| Expr::eq(value, Expr::int(i as i128)))
         };
-        let options: Vec<(Expr, &crate::instrument::lockset::AccessSite)> =
-            candidates.iter().filter_map(|(_, i, site)| Some((leaves(*i, site)?, *site))).collect();
+        let options: Vec<(Expr, &crate::instrument::lockset::AccessSite, usize)> =
+            candidates.iter().filter_map(|(_, i, site)| Some((leaves(*i, site)?, *site, *i))).collect();
         // Descend: find a model, take the first option it satisfies, and ask
         // for a model satisfying an earlier one, until there is none. Each
         // step moves strictly earlier, and usually the first model is
         // nearly right, so this takes a few checks where a scan from the
         // first option takes one per option.
-        let mut chosen: Option<usize> = None;
+        // The first option the race check's model satisfies, a valid start
+        // while the earlier sides are those of that model.
+        let hint = as_seen
+            .then(|| {
+                options.iter().position(|(_, site, number)| {
+                    let value = if site.write { seen.site_write } else { seen.site_read };
+                    value == Some(*number as i128)
+                })
+            })
+            .flatten();
+        let mut chosen: Option<usize> = hint;
         // The options a model must satisfy one of: none at first (the first
         // model is free), then those before the best so far.
-        let mut bound: Option<usize> = None;
+        let mut bound: Option<usize> = hint;
         loop {
             let mut extra = fixed.clone();
             if let Some(p) = bound {
                 if p == 0 {
                     break;
                 }
-                extra.push(Expr::or_all(options[..p].iter().map(|(f, _)| f.clone()).collect()));
+                extra.push(Expr::or_all(options[..p].iter().map(|(f, _, _)| f.clone()).collect()));
             }
             queries += 1;
             if !matches!(s.check_with(literals, &extra), Outcome::Failing(_)) {
                 break;
             }
-            match options.iter().position(|(f, _)| holds(s, f) == Some(true)) {
+            match options.iter().position(|(f, _, _)| holds(s, f) == Some(true)) {
                 Some(p) if bound.is_none_or(|b| p < b) => {
                     chosen = Some(p);
                     bound = Some(p);
@@ -411,18 +486,20 @@ fn canonical_evidence<S: PairSolver>(
         if let Some(p) = chosen {
             fixed.push(options[p].0.clone());
         }
+        as_seen = as_seen && hint.is_some() && chosen == hint;
         let chosen = chosen.map(|p| options[p].1);
         // A lock is reported held when no execution with these sites lacks
         // it; a lock the last model lacks is not, without a check.
         let mut locks = Vec::new();
-        if !g.cls.is_empty() {
+        if !g.cls.is_empty() && !as_seen {
             // A model of the chosen sites (the last check may have had none).
             queries += 1;
             let _ = s.check_with(literals, &fixed);
         }
         for l in g.cls.keys() {
             let Some(ls) = g.ls.get(&(r, *l)).and_then(|v| end(*v)) else { continue };
-            if holds(s, &ls) == Some(false) {
+            let lacking = if as_seen { seen.ls.get(l).copied().flatten() == Some(false) } else { holds(s, &ls) == Some(false) };
+            if lacking {
                 continue;
             }
             let mut extra = fixed.clone();
