@@ -163,6 +163,7 @@ fn infer<S: PairSolver>(
             }
             let runs: Vec<(Vec<usize>, houdini::Report)> = jobs
                 .par_iter()
+                .with_max_len(1)
                 .map(|(component, keep, mine)| {
                     let slice = Slice { region_of: &lp.region_of, keep: keep.clone(), check_regions: regions };
                     let vc_of = |s: &Summaries, p: ProcId| procedure_vc(lp, s, p, &slice);
@@ -261,10 +262,30 @@ pub fn verify<S: PairSolver>(
     let mut summaries = contracts::build(&lp);
     infer(&lp, &mut summaries, houdini_start + options.houdini_budget, solver, &mut stats);
     stats.houdini_time = houdini_start.elapsed();
-    // The pairs, in parallel, gathered in order.
+    // The pairs, in parallel, the costliest first (so that no long pair
+    // starts last while the other threads idle), gathered in order.
     let pairs_start = Instant::now();
-    let checked: Vec<(PairVerdict, PairStats)> =
-        pairs.par_iter().map(|pair| check_pair(&lp, &summaries, &held, pair.first, pair.second, solver)).collect();
+    let size: Vec<usize> = lp
+        .entries
+        .iter()
+        .map(|e| e.procedures.iter().flat_map(|p| lp.program.procedures[*p].blocks.iter()).map(|(_, b)| b.commands.len() + 1).sum())
+        .collect();
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    let cost = |i: usize| {
+        let (a, b) = (pairs[i].first, pairs[i].second);
+        let shared = crate::vcgen::pair::shared_regions(&lp.entries[a], &lp.entries[b]).len();
+        (size[a] + size[b]) * (shared + 1)
+    };
+    order.sort_by_key(|i| std::cmp::Reverse(cost(*i)));
+    // One job per pair: rayon's default splitting keeps long runs of
+    // neighbouring items on one thread, which the cost order makes unequal.
+    let mut checked: Vec<(usize, (PairVerdict, PairStats))> = order
+        .par_iter()
+        .with_max_len(1)
+        .map(|&i| (i, check_pair(&lp, &summaries, &held, pairs[i].first, pairs[i].second, solver)))
+        .collect();
+    checked.sort_by_key(|(i, _)| *i);
+    let checked = checked.into_iter().map(|(_, c)| c);
     stats.pairs_time = pairs_start.elapsed();
     let mut verdicts = Vec::with_capacity(checked.len());
     for (verdict, p) in checked {
