@@ -63,6 +63,44 @@ pub fn check_file_verdicts(session: &Session, file: &std::path::Path, options: &
     check_file(session, file, options, None).outcome
 }
 
+/// The pairs to check (indexing the lowered program's entry points) and
+/// the kernel pseudo locks each entry point runs holding, for a file's
+/// extracted entry points and lowered program.
+pub fn pairs_and_held(
+    session: &Session,
+    entry_points: &crate::frontend::entry_points::DriverEntryPoints,
+    program: &crate::ir::Program,
+) -> (Vec<Pair>, Vec<Vec<String>>) {
+    // Pairs index the extracted entry points; the lowered program lists
+    // them by name.
+    let index: std::collections::HashMap<&str, usize> =
+        program.entry_points.values().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
+    let pairs: Vec<Pair> = candidate_pairs(entry_points, &session.models)
+        .into_iter()
+        .filter_map(|p| {
+            let a = *index.get(entry_points.entry_points[p.first].function.as_str())?;
+            let b = *index.get(entry_points.entry_points[p.second].function.as_str())?;
+            Some(Pair { first: a, second: b })
+        })
+        .collect();
+    // Kernel pseudo locks each entry point runs holding.
+    let held: Vec<Vec<String>> = program
+        .entry_points
+        .values()
+        .map(|e| {
+            let Some(ep) = entry_points.entry_points.iter().find(|x| x.function == e.name) else { return Vec::new() };
+            session
+                .models
+                .serialisation
+                .iter()
+                .filter(|r| r.holds_lock.is_some() && crate::analyses::pairs::matches_set(ep, &r.selected))
+                .filter_map(|r| r.holds_lock.clone())
+                .collect()
+        })
+        .collect();
+    (pairs, held)
+}
+
 /// Verifies one file.
 pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
     let start = std::time::Instant::now();
@@ -70,34 +108,7 @@ pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, 
     let mut front = None;
     let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, timings)| {
         front = Some(timings);
-        // Pairs index the extracted entry points; the lowered program lists
-        // them by name.
-        let index: std::collections::HashMap<&str, usize> =
-            lowered.program.entry_points.values().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
-        let pairs: Vec<Pair> = candidate_pairs(&entry_points, &session.models)
-            .into_iter()
-            .filter_map(|p| {
-                let a = *index.get(entry_points.entry_points[p.first].function.as_str())?;
-                let b = *index.get(entry_points.entry_points[p.second].function.as_str())?;
-                Some(Pair { first: a, second: b })
-            })
-            .collect();
-        // Kernel pseudo locks each entry point runs holding.
-        let held: Vec<Vec<String>> = lowered
-            .program
-            .entry_points
-            .values()
-            .map(|e| {
-                let Some(ep) = entry_points.entry_points.iter().find(|x| x.function == e.name) else { return Vec::new() };
-                session
-                    .models
-                    .serialisation
-                    .iter()
-                    .filter(|r| r.holds_lock.is_some() && crate::analyses::pairs::matches_set(ep, &r.selected))
-                    .filter_map(|r| r.holds_lock.clone())
-                    .collect()
-            })
-            .collect();
+        let (pairs, held) = pairs_and_held(session, &entry_points, &lowered.program);
         let program = &lowered.program;
         let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
         let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);

@@ -12,7 +12,7 @@ mod render;
 mod xml;
 
 pub use args::{Cli, Command};
-pub use check::check_file_verdicts;
+pub use check::{check_file_verdicts, pairs_and_held};
 
 use crate::analyses::pairs::classify_pairs;
 use crate::diagnostics::{FileError, render_file_error};
