@@ -3,10 +3,15 @@
 //! and return verdicts with evidence.
 //!
 //! * [`run`]: the order of the stages for one driver, and the pair checks.
+//! * [`infer`]: Houdini over the call graph's components, in parallel
+//!   levels.
+//! * [`evidence`]: the canonical evidence of a race.
 //! * [`solving`]: VCs as solver terms; the one place verification uses
 //!   the solver.
 //! * [`verdict`]: verdicts, their evidence, totals and diagnostics.
 
+mod evidence;
+mod infer;
 pub mod run;
 pub mod solving;
 pub mod verdict;

@@ -1,23 +1,28 @@
 //! Running the lockset verification of one driver.
 //!
-//! Order, and why: the instrumentation is made once for all entry points
-//! (each pair reuses its two entry points' copies); Houdini runs once per
-//! entry point (linear in entry points), before any pair, because the pair
-//! checks assume the summaries it proves; the pair checks (quadratic) then
-//! run independently of each other. Both loops run on a rayon pool; results
-//! are gathered in a fixed order, so the output does not depend on the job
-//! count.
+//! Order, and why: the instrumentation is made once, every procedure once
+//! (a pair renames its two entry points apart by encoding them
+//! separately); Houdini ([`super::infer`]) runs once per procedure, before
+//! any pair, because the pair checks assume the summaries it proves; the
+//! pair checks (quadratic) then run independently of each other, each on
+//! one VC sliced to the regions both entry points access, blocking each
+//! race found to find the others, with each race's evidence
+//! ([`super::evidence`]) chosen on the VC of its region alone. Both phases
+//! run on a rayon pool; results are gathered in a fixed order, so the
+//! output does not depend on the job count.
 
-use super::verdict::{Access, PairVerdict, Verdict};
+use super::evidence::{ModelView, canonical_evidence};
+use super::infer::infer;
+use super::verdict::{PairVerdict, Verdict};
 use crate::analyses::pairs::Pair;
 use crate::houdini::{self, Outcome, VcSolver};
 use crate::instrument::lockset::{LocksetProgram, instrument};
-use crate::ir::{Command, Expr, ProcId, Program, RegionId, VarId};
+use crate::ir::{Expr, Program, VarId};
 use crate::vcgen::contracts::{self, Summaries};
-use crate::vcgen::encode::{CheckOf, Encoder, Env, Slice, Vc};
-use crate::vcgen::pair::{EntryRun, encode_pair};
+use crate::vcgen::encode::CheckOf;
+use crate::vcgen::pair::encode_pair;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 /// Options of a verification run.
@@ -70,172 +75,6 @@ pub trait PairSolver: VcSolver {
     fn add(&mut self, e: &Expr);
     /// Checks with the literals fixed and the extra formulas assumed.
     fn check_with(&mut self, literals: &[(VarId, bool)], extra: &[Expr]) -> Outcome;
-}
-
-/// The callers of every procedure.
-fn callers(program: &Program) -> HashMap<ProcId, BTreeSet<ProcId>> {
-    let mut out: HashMap<ProcId, BTreeSet<ProcId>> = HashMap::new();
-    for (p, procedure) in program.procedures.iter() {
-        for (_, block) in procedure.blocks.iter() {
-            for c in &block.commands {
-                if let Command::Call { procedure: q, .. } = c {
-                    out.entry(*q).or_default().insert(p);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The VC of one procedure for Houdini, on a slice: its body from a state
-/// where every ghost variable has an unknown value, the slice's
-/// postconditions checked. The ghost variables it may change, the lock
-/// state and the watched addresses get their entry incarnation up front,
-/// so that every path and every candidate sees the same one.
-fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, p: ProcId, slice: &Slice<'_>) -> Vc {
-    let mut enc = Encoder::sliced(&lp.program, summaries, slice.clone());
-    let mut env = Env::new();
-    let g = &lp.ghost;
-    let state = g.cls.values().chain(g.clx.values()).chain([&g.live]);
-    let watched = slice.keep.iter().filter_map(|r| lp.watched.get(r));
-    for v in summaries.modifies(p).iter().chain(state).chain(watched) {
-        if !enc.is_dropped(*v) {
-            enc.current(&mut env, *v);
-        }
-    }
-    enc.encode_body(p, env, Expr::bool(true), true);
-    enc.vc
-}
-
-/// Houdini over the whole program, by components of the call graph,
-/// callees first, each component in two slices: first the candidates over
-/// the lock state and liveness (which depend on nothing else), on VCs
-/// without the per-region ghost state, then those of the regions. (One
-/// slice per region was measured slower: the program's own part of each
-/// VC is then solved once per region; the regions are split only among
-/// threads that would otherwise be idle.) The jobs of one
-/// step run in parallel, each on its own copy of the beliefs; their
-/// refutations are applied after the step.
-fn infer<S: PairSolver>(
-    lp: &LocksetProgram,
-    summaries: &mut Summaries,
-    deadline: Instant,
-    solver: &(dyn Fn() -> S + Sync),
-    stats: &mut RunStats,
-) {
-    let callers = callers(&lp.program);
-    let reached: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
-    // The candidates of each procedure, by the region of the variable they
-    // constrain (none for the lock state and liveness).
-    let mut by_slice: BTreeMap<(ProcId, Option<RegionId>), Vec<usize>> = BTreeMap::new();
-    for (i, c) in summaries.candidates.iter().enumerate() {
-        let region = lp.region_of.get(&c.shape.subject()).copied();
-        by_slice.entry((c.procedure, region)).or_default().push(i);
-    }
-    let threads = rayon::current_num_threads().max(1);
-    for level in component_levels(&lp.program, &reached) {
-        for regions in [false, true] {
-            // The jobs of this step: a component and a group of regions (all
-            // of them, unless the step has fewer components than threads:
-            // then each component's regions are split among the idle ones;
-            // the result is the same, since regions are independent).
-            let mut jobs: Vec<(&Vec<ProcId>, BTreeSet<RegionId>, BTreeSet<usize>)> = Vec::new();
-            let active: Vec<&Vec<ProcId>> = level
-                .iter()
-                .filter(|c| by_slice.keys().any(|(p, r)| r.is_some() == regions && c.contains(p)))
-                .collect();
-            let split = if regions { threads.div_ceil(active.len().max(1)) } else { 1 };
-            for component in active {
-                let mut of_region: BTreeMap<Option<RegionId>, Vec<usize>> = BTreeMap::new();
-                for p in component {
-                    for (key, candidates) in by_slice.range((*p, None)..=(*p, Some(RegionId::from_u32(u32::MAX)))) {
-                        if key.1.is_some() == regions {
-                            of_region.entry(key.1).or_default().extend(candidates);
-                        }
-                    }
-                }
-                let groups: Vec<Vec<(Option<RegionId>, Vec<usize>)>> = chunks(of_region.into_iter().collect(), split);
-                for group in groups {
-                    let keep = group.iter().filter_map(|(r, _)| *r).collect();
-                    let mine = group.into_iter().flat_map(|(_, c)| c).collect();
-                    jobs.push((component, keep, mine));
-                }
-            }
-            let runs: Vec<(Vec<usize>, houdini::Report)> = jobs
-                .par_iter()
-                .with_max_len(1)
-                .map(|(component, keep, mine)| {
-                    let slice = Slice { region_of: &lp.region_of, keep: keep.clone(), check_regions: regions };
-                    let vc_of = |s: &Summaries, p: ProcId| procedure_vc(lp, s, p, &slice);
-                    houdini::run(summaries, component, mine, &callers, &vc_of, &|| solver(), deadline)
-                })
-                .collect();
-            stats.houdini_jobs += runs.len();
-            for (refuted, report) in runs {
-                for c in refuted {
-                    summaries.alive[c] = false;
-                }
-                stats.houdini.merge(&report);
-            }
-        }
-        stats.components += level.len();
-    }
-}
-
-/// `items` in at most `n` contiguous groups of nearly equal size.
-fn chunks<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
-    let size = items.len().div_ceil(n.max(1)).max(1);
-    let mut out: Vec<Vec<T>> = Vec::new();
-    for item in items {
-        match out.last_mut() {
-            Some(last) if last.len() < size => last.push(item),
-            _ => out.push(vec![item]),
-        }
-    }
-    out
-}
-
-/// The strongly connected components of the call graph among `procedures`,
-/// grouped in levels: a component's callees are all in earlier levels.
-fn component_levels(program: &Program, procedures: &BTreeSet<ProcId>) -> Vec<Vec<Vec<ProcId>>> {
-    let mut graph = petgraph::graphmap::DiGraphMap::<u32, (), std::hash::RandomState>::new();
-    for p in procedures {
-        graph.add_node(p.as_u32());
-        for (_, block) in program.procedures[*p].blocks.iter() {
-            for c in &block.commands {
-                if let Command::Call { procedure: q, .. } = c {
-                    graph.add_edge(p.as_u32(), q.as_u32(), ());
-                }
-            }
-        }
-    }
-    // Tarjan's algorithm lists components callees first.
-    let components = petgraph::algo::tarjan_scc(&graph);
-    let mut level_of: HashMap<u32, usize> = HashMap::new();
-    let mut levels: Vec<Vec<Vec<ProcId>>> = Vec::new();
-    for component in components {
-        let inside: BTreeSet<u32> = component.iter().copied().collect();
-        let level = component
-            .iter()
-            .flat_map(|n| graph.neighbors(*n))
-            .filter(|m| !inside.contains(m))
-            .filter_map(|m| level_of.get(&m).map(|l| l + 1))
-            .max()
-            .unwrap_or(0);
-        for n in &component {
-            level_of.insert(*n, level);
-        }
-        if levels.len() <= level {
-            levels.resize(level + 1, Vec::new());
-        }
-        let mut procs: Vec<ProcId> = component.into_iter().map(ProcId::from_u32).filter(|p| procedures.contains(p)).collect();
-        procs.sort();
-        levels[level].push(procs);
-    }
-    for level in &mut levels {
-        level.sort();
-    }
-    levels
 }
 
 /// Verifies a lowered driver: the verdicts of every pair, in the order of
@@ -374,172 +213,4 @@ fn check_pair<S: PairSolver>(
     }
     stats.race_time = start.elapsed().saturating_sub(stats.evidence_time);
     (verdict, stats)
-}
-
-/// What a model of a pair VC says about one entry point's end state on a
-/// region: its last sites and its locksets.
-struct ModelView {
-    site_write: Option<i128>,
-    site_read: Option<i128>,
-    ls: HashMap<crate::ir::LockId, Option<bool>>,
-}
-
-impl ModelView {
-    fn of<S: PairSolver>(lp: &LocksetProgram, s: &mut S, run: &EntryRun, r: crate::ir::RegionId) -> ModelView {
-        let g = &lp.ghost;
-        let mut int = |v: Option<&VarId>| v.and_then(|v| run.end.exit_env.get(v)).and_then(|x| s.int_value(*x));
-        let site_write = int(g.site_write.get(&r));
-        let site_read = int(g.site_read.get(&r));
-        let ls = g
-            .cls
-            .keys()
-            .map(|l| {
-                let value = g.ls.get(&(r, *l)).and_then(|v| run.end.exit_env.get(v)).and_then(|x| s.bool_value(*x));
-                (*l, value)
-            })
-            .collect();
-        ModelView { site_write, site_read, ls }
-    }
-}
-
-/// The value of a boolean formula (an equality of a variable with a
-/// constant, or a variable) in the solver's last model.
-fn holds<S: PairSolver>(s: &mut S, e: &Expr) -> Option<bool> {
-    match e {
-        Expr::Var(v) => s.bool_value(*v),
-        Expr::Binary(crate::ir::BinaryOp::Eq, a, b) => match (&**a, &**b) {
-            (Expr::Var(v), Expr::Int(k)) => Some(s.int_value(*v)? == *k),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The evidence of a race, independent of the model the solver happened to
-/// find (so that the output is the same for any job count): for each side
-/// in turn, the first access site (writes before reads, then nearest the
-/// entry point, breadth-first over its calls, then by number) that some
-/// execution with the race can end with; and the locks held in every such
-/// execution.
-#[allow(clippy::too_many_arguments)]
-fn canonical_evidence<S: PairSolver>(
-    lp: &LocksetProgram,
-    s: &mut S,
-    failure: &Expr,
-    runs: &[EntryRun; 2],
-    entries: [usize; 2],
-    r: crate::ir::RegionId,
-    seen: &[ModelView; 2],
-) -> ([Access; 2], usize) {
-    let literals: &[(VarId, bool)] = &[];
-    let mut queries = 0;
-    let mut fixed = vec![failure.clone()];
-    let mut sides = Vec::new();
-    // Whether the sites chosen so far are those of the race check's model,
-    // which is then a model of `fixed`.
-    let mut as_seen = true;
-    for ((run, &e), seen) in runs.iter().zip(&entries).zip(seen) {
-        let entry = &lp.entries[e];
-        let g = &lp.ghost;
-        let end = |v: VarId| run.end.exit_env.get(&v).map(|x| Expr::var(*x));
-        // Nearer the entry point first: its procedures in breadth-first order.
-        let rank: HashMap<ProcId, usize> = entry.procedures.iter().enumerate().map(|(i, p)| (*p, i)).collect();
-        let mut candidates: Vec<(usize, usize, &crate::instrument::lockset::AccessSite)> = lp
-            .sites
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| x.region == r)
-            .filter_map(|(i, x)| Some((rank.get(&x.procedure).copied()?, i, x)))
-            .collect();
-        candidates.sort_by_key(|(rank, i, x)| (!x.write, *rank, *i));
-        // The site each candidate leaves in its site variable, as a formula.
-        let leaves = |i: usize, site: &crate::instrument::lockset::AccessSite| {
-            let var = if site.write { g.site_write[&r] } else { g.site_read[&r] };
-            end(var).map(|value| Expr::eq(value, Expr::int(i as i128)))
-        };
-        let options: Vec<(Expr, &crate::instrument::lockset::AccessSite, usize)> =
-            candidates.iter().filter_map(|(_, i, site)| Some((leaves(*i, site)?, *site, *i))).collect();
-        // Descend: find a model, take the first option it satisfies, and ask
-        // for a model satisfying an earlier one, until there is none. Each
-        // step moves strictly earlier, and usually the first model is
-        // nearly right, so this takes a few checks where a scan from the
-        // first option takes one per option.
-        // The first option the race check's model satisfies, a valid start
-        // while the earlier sides are those of that model.
-        let hint = as_seen
-            .then(|| {
-                options.iter().position(|(_, site, number)| {
-                    let value = if site.write { seen.site_write } else { seen.site_read };
-                    value == Some(*number as i128)
-                })
-            })
-            .flatten();
-        let mut chosen: Option<usize> = hint;
-        // The options a model must satisfy one of: none at first (the first
-        // model is free), then those before the best so far.
-        let mut bound: Option<usize> = hint;
-        loop {
-            let mut extra = fixed.clone();
-            if let Some(p) = bound {
-                if p == 0 {
-                    break;
-                }
-                extra.push(Expr::or_all(options[..p].iter().map(|(f, _, _)| f.clone()).collect()));
-            }
-            queries += 1;
-            if !matches!(s.check_with(literals, &extra), Outcome::Failing(_)) {
-                break;
-            }
-            match options.iter().position(|(f, _, _)| holds(s, f) == Some(true)) {
-                Some(p) if bound.is_none_or(|b| p < b) => {
-                    chosen = Some(p);
-                    bound = Some(p);
-                }
-                // A free model that leaves no option's site (the site
-                // variables are only loosely tied to the flags across
-                // summaries): ask for one that does.
-                None if bound.is_none() => bound = Some(options.len()),
-                // A model outside the options it was asked for cannot
-                // happen; stop with what we have.
-                _ => break,
-            }
-        }
-        if let Some(p) = chosen {
-            fixed.push(options[p].0.clone());
-        }
-        as_seen = as_seen && hint.is_some() && chosen == hint;
-        let chosen = chosen.map(|p| options[p].1);
-        // A lock is reported held when no execution with these sites lacks
-        // it; a lock the last model lacks is not, without a check.
-        let mut locks = Vec::new();
-        if !g.cls.is_empty() && !as_seen {
-            // A model of the chosen sites (the last check may have had none).
-            queries += 1;
-            let _ = s.check_with(literals, &fixed);
-        }
-        for l in g.cls.keys() {
-            let Some(ls) = g.ls.get(&(r, *l)).and_then(|v| end(*v)) else { continue };
-            let lacking = if as_seen { seen.ls.get(l).copied().flatten() == Some(false) } else { holds(s, &ls) == Some(false) };
-            if lacking {
-                continue;
-            }
-            let mut extra = fixed.clone();
-            extra.push(Expr::not(ls));
-            queries += 1;
-            if matches!(s.check_with(literals, &extra), Outcome::Unsat) {
-                locks.push(lp.program.locks[*l].name.clone());
-            }
-        }
-        sides.push(Access {
-            entry: entry.name.clone(),
-            write: chosen.is_some_and(|x| x.write),
-            atomic: chosen.is_some_and(|x| x.atomic),
-            span: chosen.and_then(|x| x.span.clone()),
-            function: chosen.map(|x| x.function.clone()).unwrap_or_else(|| entry.name.clone()),
-            locks,
-        });
-    }
-    let second = sides.pop().expect("two sides");
-    let first = sides.pop().expect("two sides");
-    ([first, second], queries)
 }
