@@ -8,9 +8,7 @@
 
 mod support;
 
-use racewatch::frontend::flags::{FlagOptions, FlagSource, default_kernel_dir};
-use racewatch::models::KernelModels;
-use racewatch::pipeline::Session;
+use racewatch::frontend::flags::default_kernel_dir;
 use std::path::{Path, PathBuf};
 use support::expectations::{Expectations, check, parse};
 
@@ -18,18 +16,12 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn session() -> Session {
-    let options = FlagOptions::default();
-    let source = FlagSource::resolve(&options)
-        .unwrap_or_else(|e| panic!("{e}\nthe tests need the kernel headers: run scripts/setup.sh"));
-    Session { models: KernelModels::embedded().expect("built-in models are valid"), options, source, jobs: 2 }
-}
 
 /// Runs every file and reports every difference at once.
 fn run(cases: Vec<(PathBuf, Expectations)>) {
     assert!(!cases.is_empty(), "no test files found");
     let files: Vec<PathBuf> = cases.iter().map(|(f, _)| f.clone()).collect();
-    let results = session().entry_points(&files);
+    let results = support::session(2).entry_points(&files);
     let mut problems = Vec::new();
     for ((file, expected), result) in cases.iter().zip(&results) {
         problems.extend(check(file, expected, &result.outcome));

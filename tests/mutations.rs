@@ -55,8 +55,6 @@ mod mutation_support;
 mod support;
 
 use mutation_support::{DriverLocks, Pair, PairKind, find_pairs, mutate, offset_of};
-use racewatch::frontend::flags::{FlagOptions, FlagSource};
-use racewatch::models::KernelModels;
 use racewatch::pipeline::Session;
 use racewatch::verify::run::Options;
 use racewatch::verify::verdict::{PairVerdict, Verdict};
@@ -74,12 +72,6 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn session() -> Session {
-    let options = FlagOptions::default();
-    let source = FlagSource::resolve(&options)
-        .unwrap_or_else(|e| panic!("{e}\nthe tests need the kernel headers: run scripts/setup.sh"));
-    Session { models: KernelModels::embedded().expect("built-in models are valid"), options, source, jobs: THREADS }
-}
 
 fn pool() -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(THREADS).build().expect("a thread pool")
@@ -301,7 +293,7 @@ fn run_driver(session: &Session, scratch: &Scratch, file: &Path) -> DriverRun {
 #[test]
 fn removing_a_lock_pair_of_a_race_free_driver_exposes_a_race() {
     let start = Instant::now();
-    let session = session();
+    let session = support::session(THREADS);
     let scratch = Scratch::new("corpus");
     // One parallel pass: each driver's mutants start as soon as its own
     // verdicts show it race-free; the largest files first, so that no
@@ -412,7 +404,7 @@ fn removing_a_lock_pair_of_a_race_free_driver_exposes_a_race() {
 
 #[test]
 fn the_mutation_check_can_fail() {
-    let session = session();
+    let session = support::session(THREADS);
     let scratch = Scratch::new("self-check");
     let driver = repo().join("drivers/corpus-races/twolocks_fixed.c");
     let locks = find_pairs(&session, &driver).unwrap();

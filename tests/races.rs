@@ -7,21 +7,14 @@
 //! and no pair may be unknown. Every racy driver has a fixed twin
 //! (`NAME_race.c`, `NAME_fixed.c`) that must be proven entirely.
 
+#[allow(dead_code)] // only the directive parser and the session are used here
 mod support;
 
-use racewatch::frontend::flags::{FlagOptions, FlagSource};
-use racewatch::models::KernelModels;
-use racewatch::pipeline::Session;
 use racewatch::verify::run::Options;
 use racewatch::verify::verdict::Verdict;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-fn session() -> Session {
-    let options = FlagOptions::default();
-    let source = FlagSource::resolve(&options).unwrap_or_else(|e| panic!("{e}\nrun scripts/setup.sh"));
-    Session { models: KernelModels::embedded().unwrap(), options, source, jobs: 1 }
-}
 
 fn corpus() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/corpus-races");
@@ -42,7 +35,7 @@ fn every_racy_corpus_driver_has_a_fixed_twin() {
 
 #[test]
 fn lockset_verdicts_match_the_race_expectations() {
-    let session = session();
+    let session = support::session(1);
     let options = Options::default();
     let mut problems = Vec::new();
     for file in corpus() {

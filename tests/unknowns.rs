@@ -9,24 +9,19 @@
 //! that answers `unknown` to every check stands for all of them, and the
 //! test follows its answers through Houdini and the pair checks.
 
+#[allow(dead_code)]
+mod support;
+
 use racewatch::cli::pairs_and_held;
-use racewatch::frontend::flags::{FlagOptions, FlagSource};
 use racewatch::frontend::lower::Roots;
 use racewatch::houdini::{Outcome, VcSolver};
 use racewatch::ir::{Expr, VarId};
-use racewatch::models::KernelModels;
-use racewatch::pipeline::Session;
 use racewatch::vcgen::encode::Vc;
 use racewatch::verify::run::{Options, PairSolver, verify};
 use racewatch::verify::verdict::Verdict;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn session() -> Session {
-    let options = FlagOptions::default();
-    let source = FlagSource::resolve(&options).expect("kernel headers (run scripts/setup.sh)");
-    Session { models: KernelModels::embedded().unwrap(), options, source, jobs: 1 }
-}
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/corpus-races").join(name)
@@ -58,7 +53,7 @@ impl PairSolver for Undecided {
 
 #[test]
 fn a_solver_that_cannot_decide_makes_every_region_unknown() {
-    let session = session();
+    let session = support::session(1);
     // A fixed twin whose lock is taken in a helper: every region is proven
     // with a real solver, thanks to the helper's Houdini summary.
     let file = corpus("helperlock_fixed.c");
