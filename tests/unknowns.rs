@@ -46,7 +46,7 @@ impl PairSolver for Undecided {
         None
     }
     fn add(&mut self, _e: &Expr) {}
-    fn check_with(&mut self, _literals: &[(VarId, bool)], _extra: &[Expr]) -> Outcome {
+    fn check_with(&mut self, _extra: &[Expr]) -> Outcome {
         Outcome::Unknown("timeout".into())
     }
 }

@@ -82,7 +82,6 @@ pub(super) fn canonical_evidence<S: PairSolver>(
     r: crate::ir::RegionId,
     seen: &[ModelView; 2],
 ) -> ([Access; 2], usize) {
-    let literals: &[(VarId, bool)] = &[];
     let mut queries = 0;
     let mut fixed = vec![failure.clone()];
     let mut sides = Vec::new();
@@ -138,7 +137,7 @@ pub(super) fn canonical_evidence<S: PairSolver>(
                 extra.push(Expr::or_all(options[..p].iter().map(|(f, _, _)| f.clone()).collect()));
             }
             queries += 1;
-            if !matches!(s.check_with(literals, &extra), Outcome::Failing(_)) {
+            if !matches!(s.check_with(&extra), Outcome::Failing(_)) {
                 break;
             }
             match options.iter().position(|(f, _, _)| holds(s, f) == Some(true)) {
@@ -166,7 +165,7 @@ pub(super) fn canonical_evidence<S: PairSolver>(
         if !g.cls.is_empty() && !as_seen {
             // A model of the chosen sites (the last check may have had none).
             queries += 1;
-            let _ = s.check_with(literals, &fixed);
+            let _ = s.check_with(&fixed);
         }
         for l in g.cls.keys() {
             let Some(ls) = g.ls.get(&(r, *l)).and_then(|v| end(*v)) else { continue };
@@ -177,7 +176,7 @@ pub(super) fn canonical_evidence<S: PairSolver>(
             let mut extra = fixed.clone();
             extra.push(Expr::not(ls));
             queries += 1;
-            if matches!(s.check_with(literals, &extra), Outcome::Unsat) {
+            if matches!(s.check_with(&extra), Outcome::Unsat) {
                 locks.push(lp.program.locks[*l].name.clone());
             }
         }

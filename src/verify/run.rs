@@ -73,8 +73,9 @@ pub trait PairSolver: VcSolver {
     fn bool_value(&mut self, v: VarId) -> Option<bool>;
     /// Adds a constraint to the loaded VC.
     fn add(&mut self, e: &Expr);
-    /// Checks with the literals fixed and the extra formulas assumed.
-    fn check_with(&mut self, literals: &[(VarId, bool)], extra: &[Expr]) -> Outcome;
+    /// Checks with the extra formulas assumed (a pair VC has no candidate
+    /// literals: after Houdini its summaries are facts).
+    fn check_with(&mut self, extra: &[Expr]) -> Outcome;
 }
 
 /// Verifies a lowered driver: the verdicts of every pair, in the order of
@@ -162,12 +163,11 @@ fn check_pair<S: PairSolver>(
     let unsound: Vec<String> = ea.unsound.iter().chain(&eb.unsound).map(|(_, what)| what.clone()).collect();
     let mut s = solver();
     s.load(&vc);
-    let literals: Vec<(VarId, bool)> = vc.literals.iter().map(|(i, v)| (*v, summaries.alive[*i])).collect();
     let mut open: BTreeSet<usize> = (0..vc.checks.len()).collect();
     let mut decided: HashMap<usize, Verdict> = HashMap::new();
     while !open.is_empty() {
         stats.race_queries += 1;
-        match s.check(&literals) {
+        match s.check(&[]) {
             Outcome::Unsat => break,
             Outcome::Unknown(why) => {
                 for k in &open {

@@ -206,8 +206,8 @@ impl PairSolver for SolverAdapter<'_> {
         self.solver.assert(t);
     }
 
-    fn check_with(&mut self, literals: &[(VarId, bool)], extra: &[Expr]) -> Outcome {
+    fn check_with(&mut self, extra: &[Expr]) -> Outcome {
         let extra: Vec<TermId> = extra.iter().map(|e| self.term(e)).collect();
-        self.check_terms(literals, extra)
+        self.check_terms(&[], extra)
     }
 }
