@@ -10,6 +10,7 @@ pub mod instrument;
 pub mod ir;
 pub mod models;
 pub mod pipeline;
+pub mod precise;
 pub mod solver;
 pub mod vcgen;
 pub mod verify;

@@ -42,6 +42,9 @@ pub struct CheckArgs {
     /// stderr.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// The bounded precise phase.
+    #[command(flatten)]
+    pub precise: super::precise::PreciseArgs,
 }
 
 /// One file's outcome.
@@ -56,6 +59,8 @@ pub struct FileVerdicts {
     pub time: Duration,
     /// The front end's times (parse, extraction, lowering), when it ran.
     pub front: Option<crate::pipeline::Timings>,
+    /// The precise phase's results, when it ran.
+    pub precise: Vec<crate::precise::PrecisePair>,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
@@ -103,9 +108,22 @@ pub fn pairs_and_held(
 
 /// Verifies one file.
 pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
+    check_file_precise(session, file, options, None, dump)
+}
+
+/// Verifies one file, then runs the precise phase on what stays unproven
+/// when `precise` is given.
+pub fn check_file_precise(
+    session: &Session,
+    file: &std::path::Path,
+    options: &Options,
+    precise: Option<&crate::precise::Options>,
+    dump: Option<&std::path::Path>,
+) -> FileVerdicts {
     let start = std::time::Instant::now();
     let mut stats = crate::verify::run::RunStats::default();
     let mut front = None;
+    let mut precise_results = Vec::new();
     let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, timings)| {
         front = Some(timings);
         let (pairs, held) = pairs_and_held(session, &entry_points, &lowered.program);
@@ -113,15 +131,19 @@ pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, 
         let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
         let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);
         stats = run;
+        if let Some(p) = precise {
+            precise_results = crate::precise::check(program, &pairs, &verdicts, &held, p);
+        }
         verdicts
     });
-    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front }
+    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front, precise: precise_results }
 }
 
 /// Runs `racewatch check`.
 pub fn run(args: &CheckArgs, session: Session) -> Exit {
     let (files, errors) = session.inputs(&args.input.paths);
     let options = Options { timeout: Duration::from_secs(args.timeout.max(1)), ..Options::default() };
+    let precise = args.precise.options(options.timeout);
     if let Some(dir) = &args.dump_smt {
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("{}: error: cannot create the query directory: {e}", dir.display());
@@ -130,15 +152,15 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
     // Houdini and the pair checks run on a pool of `--jobs` threads; the
     // results are gathered in order, so the output does not depend on it.
-    let run_all = || -> Vec<FileVerdicts> { files.iter().map(|f| check_file(&session, f, &options, args.dump_smt.as_deref())).collect() };
+    let run_all = || -> Vec<FileVerdicts> { files.iter().map(|f| check_file_precise(&session, f, &options, precise.as_ref(), args.dump_smt.as_deref())).collect() };
     let results = match rayon::ThreadPoolBuilder::new().num_threads(session.jobs.max(1)).build() {
         Ok(pool) => pool.install(run_all),
         Err(_) => run_all(),
     };
     let mut out = std::io::stdout().lock();
     let written = match args.format {
-        Format::Text => write_text(&mut out, &results),
-        Format::Json => write_json(&mut out, &results, &errors),
+        Format::Text => write_text(&mut out, &results, precise.as_ref()),
+        Format::Json => write_json(&mut out, &results, &errors, precise.as_ref()),
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
         eprintln!("racewatch: error: cannot write output: {e}");
@@ -187,7 +209,9 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         eprintln!("{}", render_file_error(e));
     }
     let mut all = Totals::default();
+    let mut confirmed = 0;
     for r in &results {
+        confirmed += super::precise::totals(&r.precise).confirmed;
         match &r.outcome {
             Ok(pairs) => {
                 let t = totals(pairs);
@@ -204,6 +228,11 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
     if failed {
         Exit::Error
+    } else if precise.is_some() && confirmed > 0 {
+        Exit::Races
+    } else if precise.is_some() && (all.races > 0 || all.unknown > 0) {
+        // Potential races neither proven nor confirmed.
+        Exit::Unknown
     } else if all.races > 0 {
         Exit::Races
     } else if all.unknown > 0 {
@@ -213,23 +242,31 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
 }
 
-fn write_text(out: &mut impl Write, results: &[FileVerdicts]) -> std::io::Result<()> {
+fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&crate::precise::Options>) -> std::io::Result<()> {
     for r in results {
         let Ok(pairs) = &r.outcome else { continue };
-        for d in diagnostics(pairs) {
+        let found = match precise {
+            Some(p) => super::precise::diagnostics(pairs, &r.precise, p),
+            None => diagnostics(pairs),
+        };
+        for d in found {
             writeln!(out, "{}", render_diagnostic(&d))?;
         }
         writeln!(out, "{}: {}", r.file.display(), totals(pairs))?;
+        if let Some(p) = precise {
+            writeln!(out, "{}: {}", r.file.display(), super::precise::trailer(&r.precise, p))?;
+        }
     }
     Ok(())
 }
 
-fn write_json(out: &mut impl Write, results: &[FileVerdicts], errors: &[FileError]) -> std::io::Result<()> {
+fn write_json(
+    out: &mut impl Write,
+    results: &[FileVerdicts],
+    errors: &[FileError],
+    precise: Option<&crate::precise::Options>,
+) -> std::io::Result<()> {
     use serde_json::{Value, json};
-    let span = |s: &Option<crate::diagnostics::Span>| match s {
-        Some(s) => json!({ "file": s.file.display().to_string(), "line": s.line, "column": s.column }),
-        None => Value::Null,
-    };
     let error = |e: &FileError| json!({ "file": e.path.display().to_string(), "class": e.class.as_str(), "message": e.message });
     let mut files = Vec::new();
     for r in results {
@@ -241,29 +278,27 @@ fn write_json(out: &mut impl Write, results: &[FileVerdicts], errors: &[FileErro
                         let regions: Vec<Value> = p
                             .regions
                             .iter()
-                            .map(|(name, v)| match v {
-                                Verdict::Proven => json!({ "region": name, "verdict": "proven" }),
-                                Verdict::Unknown(why) => json!({ "region": name, "verdict": "unknown", "reason": why }),
-                                Verdict::Race(accesses) => {
-                                    let side = |a: &crate::verify::verdict::Access| {
-                                        json!({
-                                            "entry_point": a.entry, "write": a.write, "atomic": a.atomic,
-                                            "function": a.function, "location": span(&a.span), "locks": a.locks,
-                                        })
-                                    };
-                                    json!({ "region": name, "verdict": "race", "accesses": [side(&accesses[0]), side(&accesses[1])] })
+                            .map(|(name, v)| {
+                                let mut region = region_json(name, v);
+                                if let Some(x) = super::precise::region_json(&r.precise, p, name) {
+                                    region["precise"] = x;
                                 }
+                                region
                             })
                             .collect();
                         json!({ "first": p.first, "second": p.second, "regions": regions })
                     })
                     .collect();
                 let t = totals(pairs);
-                files.push(json!({
+                let mut file = json!({
                     "file": r.file.display().to_string(),
                     "pairs": pairs_json,
                     "totals": { "pairs": t.pairs, "proven": t.proven, "races": t.races, "unknown": t.unknown },
-                }));
+                });
+                if let Some(o) = precise {
+                    file["precise"] = super::precise::file_json(&r.precise, o);
+                }
+                files.push(file);
             }
             Err(e) => files.push(json!({ "file": r.file.display().to_string(), "error": error(e) })),
         }
@@ -275,4 +310,26 @@ fn write_json(out: &mut impl Write, results: &[FileVerdicts], errors: &[FileErro
     });
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
     writeln!(out)
+}
+
+/// The JSON of one region's lockset verdict.
+fn region_json(name: &str, v: &Verdict) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let span = |s: &Option<crate::diagnostics::Span>| match s {
+        Some(s) => json!({ "file": s.file.display().to_string(), "line": s.line, "column": s.column }),
+        None => Value::Null,
+    };
+    match v {
+        Verdict::Proven => json!({ "region": name, "verdict": "proven" }),
+        Verdict::Unknown(why) => json!({ "region": name, "verdict": "unknown", "reason": why }),
+        Verdict::Race(accesses) => {
+            let side = |a: &crate::verify::verdict::Access| {
+                json!({
+                    "entry_point": a.entry, "write": a.write, "atomic": a.atomic,
+                    "function": a.function, "location": span(&a.span), "locks": a.locks,
+                })
+            };
+            json!({ "region": name, "verdict": "race", "accesses": [side(&accesses[0]), side(&accesses[1])] })
+        }
+    }
 }

@@ -30,6 +30,10 @@ pub struct Cfg {
     /// For each loop head: the variables assigned or havocked anywhere in
     /// its strongly connected component.
     pub loop_modifies: BTreeMap<BlockId, BTreeSet<VarId>>,
+    /// For each loop head: the blocks of its strongly connected component
+    /// (the bounded checker's unrolling counts a loop's iterations while
+    /// execution stays among them).
+    pub loop_blocks: BTreeMap<BlockId, BTreeSet<BlockId>>,
 }
 
 fn successors(p: &Procedure, b: BlockId) -> Vec<BlockId> {
@@ -100,8 +104,10 @@ pub fn analyse(p: &Procedure, call_modifies: &dyn Fn(&Command) -> Vec<VarId>) ->
         }
     }
     let mut loop_modifies = BTreeMap::new();
+    let mut loop_blocks = BTreeMap::new();
     for &(_, head) in &back_edges {
         let component = &components[component_of[&head]];
+        loop_blocks.insert(head, component.iter().map(|n| graph[*n]).collect::<BTreeSet<BlockId>>());
         let mut vars = BTreeSet::new();
         for n in component {
             for c in &p.blocks[graph[*n]].commands {
@@ -111,5 +117,5 @@ pub fn analyse(p: &Procedure, call_modifies: &dyn Fn(&Command) -> Vec<VarId>) ->
         }
         loop_modifies.insert(head, vars);
     }
-    Cfg { order, preds, back_edges, loop_modifies }
+    Cfg { order, preds, back_edges, loop_modifies, loop_blocks }
 }

@@ -72,12 +72,19 @@ fn c_div(t: &mut TermBank, a: TermId, b: TermId) -> TermId {
 }
 
 fn translate(t: &mut TermBank, program: &Program, vars: &[TermId], e: &Expr) -> TermId {
+    translate_with(t, program, &mut |v| vars[v.as_u32() as usize], e)
+}
+
+/// Translates an IR expression into a term of `t`, the variables by `var`;
+/// the bounded checker (src/precise/) shares it.
+pub(crate) fn translate_with(t: &mut TermBank, program: &Program, var: &mut dyn FnMut(VarId) -> TermId, e: &Expr) -> TermId {
+    let vars = var;
     match e {
         Expr::Int(i) => t.int(*i),
         Expr::Bool(b) => t.bool(*b),
-        Expr::Var(v) => vars[v.as_u32() as usize],
+        Expr::Var(v) => vars(*v),
         Expr::Unary(op, a) => {
-            let a = translate(t, program, vars, a);
+            let a = translate_with(t, program, vars, a);
             match op {
                 UnaryOp::Neg => t.neg(a),
                 UnaryOp::Not => t.not(a),
@@ -87,8 +94,8 @@ fn translate(t: &mut TermBank, program: &Program, vars: &[TermId], e: &Expr) -> 
             if !matches!(**a, Expr::Int(_)) && !matches!(**b, Expr::Int(_)) =>
         {
             // Non-linear: an uninterpreted function of the operands.
-            let a = translate(t, program, vars, a);
-            let b = translate(t, program, vars, b);
+            let a = translate_with(t, program, vars, a);
+            let b = translate_with(t, program, vars, b);
             let name = match op {
                 BinaryOp::Mul => "nonlinear.mul",
                 BinaryOp::Div => "nonlinear.div",
@@ -99,8 +106,8 @@ fn translate(t: &mut TermBank, program: &Program, vars: &[TermId], e: &Expr) -> 
             t.apply(d, &[a, b])
         }
         Expr::Binary(op, a, b) => {
-            let a = translate(t, program, vars, a);
-            let b = translate(t, program, vars, b);
+            let a = translate_with(t, program, vars, a);
+            let b = translate_with(t, program, vars, b);
             match op {
                 BinaryOp::Add => t.add(&[a, b]),
                 BinaryOp::Sub => t.sub(a, b),
@@ -123,16 +130,16 @@ fn translate(t: &mut TermBank, program: &Program, vars: &[TermId], e: &Expr) -> 
             }
         }
         Expr::Ite(c, a, b) => {
-            let c = translate(t, program, vars, c);
-            let a = translate(t, program, vars, a);
-            let b = translate(t, program, vars, b);
+            let c = translate_with(t, program, vars, c);
+            let a = translate_with(t, program, vars, a);
+            let b = translate_with(t, program, vars, b);
             t.ite(c, a, b)
         }
         Expr::Apply(f, args) => {
             let decl = &program.functions[*f];
             let arg_sorts: Vec<crate::solver::Sort> = decl.params.iter().map(|s| sort(*s)).collect();
             let d = t.declare(&format!("fn.{}", decl.name), &arg_sorts, sort(decl.result));
-            let args: Vec<TermId> = args.iter().map(|a| translate(t, program, vars, a)).collect();
+            let args: Vec<TermId> = args.iter().map(|a| translate_with(t, program, vars, a)).collect();
             t.apply(d, &args)
         }
     }

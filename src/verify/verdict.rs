@@ -127,6 +127,39 @@ impl std::fmt::Display for Totals {
     }
 }
 
+/// The warning of one potential race: the first access, the second as a
+/// note, the locks each held.
+pub fn race_diagnostic(region: &str, accesses: &[Access; 2]) -> Diagnostic {
+    let [a, b] = accesses;
+    let locks = |x: &Access| {
+        if x.locks.is_empty() { "no lock".to_string() } else { x.locks.join(", ") }
+    };
+    let in_fn = |x: &Access| {
+        if x.function == x.entry { String::new() } else { format!(" (in {})", x.function) }
+    };
+    Diagnostic {
+        level: Level::Warning,
+        check: "data-race",
+        message: format!("potential {}/{} race on {region}", a.kind(), b.kind()),
+        span: a.span.clone(),
+        notes: vec![
+            (format!("{} by entry point {}{}, holding {}", a.kind(), a.entry, in_fn(a), locks(a)), None),
+            (format!("{} by entry point {}{}, holding {}", b.kind(), b.entry, in_fn(b), locks(b)), b.span.clone()),
+        ],
+    }
+}
+
+/// The note of one region left unknown.
+pub fn unknown_diagnostic(pair: &PairVerdict, region: &str, why: &str) -> Diagnostic {
+    Diagnostic {
+        level: Level::Note,
+        check: "unknown",
+        message: format!("{region}: not proven for {} and {}: {why}", pair.first, pair.second),
+        span: None,
+        notes: Vec::new(),
+    }
+}
+
 /// The diagnostics of a driver's verdicts: one warning per potential race
 /// (the first access, the second as a note, the locks in notes), one note
 /// per unknown region.
@@ -136,35 +169,8 @@ pub fn diagnostics(pairs: &[PairVerdict]) -> Vec<Diagnostic> {
         for (region, verdict) in &pair.regions {
             match verdict {
                 Verdict::Proven => {}
-                Verdict::Race(accesses) => {
-                    let [a, b] = accesses.as_ref();
-                    let locks = |x: &Access| {
-                        if x.locks.is_empty() { "no lock".to_string() } else { x.locks.join(", ") }
-                    };
-                    let in_fn = |x: &Access| {
-                        if x.function == x.entry { String::new() } else { format!(" (in {})", x.function) }
-                    };
-                    out.push(Diagnostic {
-                        level: Level::Warning,
-                        check: "data-race",
-                        message: format!("potential {}/{} race on {region}", a.kind(), b.kind()),
-                        span: a.span.clone(),
-                        notes: vec![
-                            (format!("{} by entry point {}{}, holding {}", a.kind(), a.entry, in_fn(a), locks(a)), None),
-                            (
-                                format!("{} by entry point {}{}, holding {}", b.kind(), b.entry, in_fn(b), locks(b)),
-                                b.span.clone(),
-                            ),
-                        ],
-                    });
-                }
-                Verdict::Unknown(why) => out.push(Diagnostic {
-                    level: Level::Note,
-                    check: "unknown",
-                    message: format!("{region}: not proven for {} and {}: {why}", pair.first, pair.second),
-                    span: None,
-                    notes: Vec::new(),
-                }),
+                Verdict::Race(accesses) => out.push(race_diagnostic(region, accesses)),
+                Verdict::Unknown(why) => out.push(unknown_diagnostic(pair, region, why)),
             }
         }
     }

@@ -1,0 +1,277 @@
+//! The bounded checker's meaning of each IR command: real memory through
+//! the round-indexed log, real locks, yields where the policy puts them,
+//! and the race checks behind the yields.
+//!
+//! # Algorithm
+//!
+//! - A load reads the log; a store appends to it. Behind an access to a
+//!   shared region the policy yields at, the thread yields, and behind a
+//!   plain access to a region being checked comes the race check (Whoop,
+//!   thesis §3.5): for a write `s := e`, `s == e` again after the yield;
+//!   for a read `x := s`, `x == s`. With `--strict` the check compares the
+//!   address's write stamp instead of its value, so a write of the same
+//!   value (a "benign" race) fails it too. A check fails only while the
+//!   thread has not stopped.
+//! - `lock L` yields first, then blocks: it assumes L free (no holder for
+//!   an exclusive acquire, no exclusive holder for a shared one) and takes
+//!   it. A trylock (and an acquire that may be interrupted) takes the lock
+//!   when its success value is true, which it can be only if the lock is
+//!   free; it may fail at any time. `unlock L` releases and then yields.
+//! - `live` marks the device's callbacks live and yields, like a release
+//!   (the callbacks may start right after the registration); calls are inlined to the
+//!   bound; interrupt control changes nothing (two threads are two CPUs,
+//!   and disabling interrupts on one does not stop a handler on the
+//!   other); an unidentified lock protects nothing.
+//!
+//! # Soundness
+//!
+//! Everything here is exact except: a trylock that fails although the lock
+//! was free (real for `mutex_lock_interruptible`, not for `mutex_trylock`:
+//! may make a witness infeasible, docs/soundness.md), and the value checks,
+//! which miss a race that writes the value already there unless `--strict`.
+
+use super::exec::{Exec, Hit, RaceCheck, State, StepKind, line_of};
+use super::memory::{Cell, Who};
+use crate::diagnostics::Span;
+use crate::ir::{AccessKind, Command, LockId, LockMode, RegionId, Sort};
+use crate::solver::TermId;
+
+impl Exec<'_> {
+    /// Executes one command under `reach`; returns the reach after it
+    /// (changed by a call that may not return).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn command(
+        &mut self,
+        who: Who,
+        c: &Command,
+        next: Option<&Command>,
+        st: &mut State,
+        reach: TermId,
+        depth: u32,
+        function: &str,
+    ) -> TermId {
+        match c {
+            Command::Assign { target, value, span } => {
+                let v = self.expr(st, value);
+                st.env.insert(*target, v);
+                self.line(who, reach, st, span.as_ref(), function);
+            }
+            Command::Assert { check: crate::ir::CheckKind::Unsupported, span, .. } => {
+                // A construct the checker cannot follow: the thread stops.
+                self.hits.insert(Hit::Unsupported("unsupported construct".to_string(), span.as_ref().map(line_of)));
+                self.stop(who, st, reach);
+            }
+            Command::Assume { cond, span } | Command::Assert { cond, span, .. } => {
+                let v = self.expr(st, cond);
+                let c = self.t.implies(reach, v);
+                self.constraints.push(c);
+                self.line(who, reach, st, span.as_ref(), function);
+            }
+            Command::Havoc { vars, .. } => {
+                for v in vars {
+                    let f = self.fresh("havoc", self.program.variables[*v].sort);
+                    st.env.insert(*v, f);
+                }
+            }
+            Command::Call { procedure, args, results, span } => {
+                self.line(who, reach, st, span.as_ref(), function);
+                let args: Vec<TermId> = args.iter().map(|a| self.expr(st, a)).collect();
+                let callee = &self.program.procedures[*procedure];
+                let active = self.stack.iter().filter(|p| **p == *procedure).count();
+                let recursive = callee.body && active > self.bounds.unroll as usize;
+                let values = if recursive || (callee.body && depth >= self.bounds.inline_depth) {
+                    let hit = if recursive { Hit::Recursion(callee.name.clone()) } else { Hit::Inline(callee.name.clone()) };
+                    self.hits.insert(hit);
+                    self.stop(who, st, reach);
+                    results.iter().map(|r| self.fresh("result", self.program.variables[*r].sort)).collect()
+                } else {
+                    let (after, returned, values) = self.procedure(who, *procedure, args, st.clone(), reach, depth + 1);
+                    *st = after;
+                    return self.bind(st, results, values, returned);
+                };
+                return self.bind(st, results, values, reach);
+            }
+            Command::Load { target, region, address, access, span } => {
+                let a = self.expr(st, address);
+                let cell = Cell::Region(*region);
+                let value = self.read(who, cell, a, st);
+                st.env.insert(*target, value);
+                let atomic = *access == AccessKind::Atomic;
+                let step = self.step(who, reach, st, span.as_ref(), function, StepKind::Read { region: *region, address: a, value, atomic });
+                let rmw = atomic
+                    && matches!(next, Some(Command::Store { region: r, address: b, access: AccessKind::Atomic, .. }) if r == region && b == address);
+                if !rmw {
+                    self.behind_access(who, *region, a, value, false, atomic, step, st, reach, span.as_ref(), function);
+                }
+            }
+            Command::Store { region, address, value, access, span } => {
+                let a = self.expr(st, address);
+                let v = self.expr(st, value);
+                let cell = Cell::Region(*region);
+                self.write(who, cell, a, v, st, reach);
+                let atomic = *access == AccessKind::Atomic;
+                let step = self.step(who, reach, st, span.as_ref(), function, StepKind::Write { region: *region, address: a, value: v, atomic });
+                self.behind_access(who, *region, a, v, true, atomic, step, st, reach, span.as_ref(), function);
+            }
+            Command::Lock { lock, mode, span } => {
+                let yes = self.t.bool(true);
+                self.acquire(who, *lock, *mode, Some(yes), st, reach, span.as_ref(), function);
+            }
+            Command::TryLock { lock, mode, success, span } => {
+                let ok = self.fresh("trylock", Sort::Bool);
+                st.env.insert(*success, ok);
+                self.acquire(who, *lock, *mode, Some(ok), st, reach, span.as_ref(), function);
+            }
+            Command::Unlock { lock, mode, span } => self.release(who, *lock, *mode, span.as_ref(), st, reach, function),
+            Command::MakeLive { span, .. } => {
+                let zero = self.t.int(0);
+                let one = self.t.int(1);
+                self.write(who, Cell::Live, zero, one, st, reach);
+                self.step(who, reach, st, span.as_ref(), function, StepKind::Live);
+                // Registration publishes the device like a release: the
+                // callbacks may start right here.
+                self.switch(who, st, reach, span.as_ref(), function);
+            }
+            Command::Approximation { kind, detail, span } => {
+                if kind.affects_soundness() {
+                    self.hits.insert(Hit::Unsupported(detail.clone(), span.as_ref().map(line_of)));
+                }
+            }
+            Command::LockUnknown { span, .. } | Command::InterruptControl { span, .. } | Command::GhostAccess { span, .. } => {
+                self.line(who, reach, st, span.as_ref(), function);
+            }
+        }
+        reach
+    }
+
+    fn line(&mut self, who: Who, reach: TermId, st: &State, span: Option<&Span>, function: &str) {
+        if span.is_some() {
+            self.step(who, reach, st, span, function, StepKind::Line);
+        }
+    }
+
+    fn bind(&mut self, st: &mut State, results: &[crate::ir::VarId], values: Vec<TermId>, reach: TermId) -> TermId {
+        for (r, v) in results.iter().zip(values) {
+            st.env.insert(*r, v);
+        }
+        reach
+    }
+
+    /// The yield behind a shared access and the race check behind it.
+    #[allow(clippy::too_many_arguments)]
+    fn behind_access(
+        &mut self,
+        who: Who,
+        region: RegionId,
+        address: TermId,
+        value: TermId,
+        write: bool,
+        atomic: bool,
+        step: usize,
+        st: &mut State,
+        reach: TermId,
+        span: Option<&Span>,
+        function: &str,
+    ) {
+        let cell = Cell::Region(region);
+        if who == Who::Init || self.mem.is_private(cell) {
+            return;
+        }
+        let checked = !atomic && self.checked.contains(&region);
+        let stamp = Cell::Stamp(region);
+        let mine = if self.strict && checked {
+            if write {
+                self.stamps += 1;
+                let id = self.t.int(self.stamps);
+                self.write(who, stamp, address, id, st, reach);
+                Some(id)
+            } else {
+                Some(self.read(who, stamp, address, st))
+            }
+        } else {
+            if self.strict && write && self.checked.contains(&region) {
+                // Every write stamps, so that a checked read sees it.
+                self.stamps += 1;
+                let id = self.t.int(self.stamps);
+                self.write(who, stamp, address, id, st, reach);
+            }
+            None
+        };
+        if !self.policy.after_access(region) {
+            return;
+        }
+        let before = st.round;
+        self.switch(who, st, reach, span, function);
+        if !checked {
+            return;
+        }
+        let same = match mine {
+            Some(expected) => {
+                let now = self.read(who, stamp, address, st);
+                self.t.eq(now, expected)
+            }
+            None => {
+                let now = self.read(who, cell, address, st);
+                self.t.eq(now, value)
+            }
+        };
+        let active = self.active(who, reach, st);
+        let differs = self.t.not(same);
+        let fail = self.t.and(&[active, differs]);
+        self.checks.push(RaceCheck { region, who, fail, access: step, address, before, after: st.round });
+    }
+
+    /// Takes a lock when `ok` (blocking: the lock must be free), after a
+    /// yield.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn acquire(
+        &mut self,
+        who: Who,
+        lock: LockId,
+        mode: LockMode,
+        ok: Option<TermId>,
+        st: &mut State,
+        reach: TermId,
+        span: Option<&Span>,
+        function: &str,
+    ) {
+        self.switch(who, st, reach, span, function);
+        let ok = ok.unwrap_or_else(|| self.t.bool(true));
+        let address = self.t.int(i128::from(lock.as_u32()));
+        let held = self.read(who, Cell::Lock, address, st);
+        let zero = self.t.int(0);
+        let (free, taken) = match mode {
+            LockMode::Exclusive => (self.t.eq(held, zero), self.t.int(who.holder())),
+            LockMode::Shared => {
+                let one = self.t.int(1);
+                (self.t.le(held, zero), self.t.sub(held, one))
+            }
+        };
+        let active = self.active(who, reach, st);
+        let when = self.t.and(&[active, ok]);
+        let c = self.t.implies(when, free);
+        self.constraints.push(c);
+        let value = self.t.ite(ok, taken, held);
+        self.write(who, Cell::Lock, address, value, st, reach);
+        self.step(who, reach, st, span, function, StepKind::Acquire { lock, ok });
+    }
+
+    /// Releases a lock, then yields.
+    pub(super) fn release(&mut self, who: Who, lock: LockId, mode: LockMode, span: Option<&Span>, st: &mut State, reach: TermId, function: &str) {
+        let address = self.t.int(i128::from(lock.as_u32()));
+        let value = match mode {
+            LockMode::Exclusive => self.t.int(0),
+            LockMode::Shared => {
+                let held = self.read(who, Cell::Lock, address, st);
+                let zero = self.t.int(0);
+                let one = self.t.int(1);
+                let readers = self.t.lt(held, zero);
+                let less = self.t.add(&[held, one]);
+                self.t.ite(readers, less, held)
+            }
+        };
+        self.write(who, Cell::Lock, address, value, st, reach);
+        self.step(who, reach, st, span, function, StepKind::Release { lock });
+        self.switch(who, st, reach, span, function);
+    }
+}

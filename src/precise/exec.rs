@@ -1,0 +1,592 @@
+//! Symbolic execution of one thread of the sequentialised program: loops
+//! unrolled, calls inlined, both to bounds, into terms of one bank.
+//!
+//! # Algorithm
+//!
+//! A procedure's control flow graph is expanded into an acyclic graph of
+//! block instances keyed by the block and, for every loop (strongly
+//! connected component of a loop head, `vcgen/cfg.rs`) execution is in,
+//! how many times its back edge was taken. Entering a loop head from
+//! outside resets its count; a back edge past `--unroll` iterations ends
+//! the thread there (see below). The instances are executed in a
+//! topological order, merging the states of the incoming edges with
+//! `if-then-else` on their path conditions (the reach terms), so the
+//! encoding is linear in the size of the expansion. A nondeterministic
+//! `goto` chooses one target by a fresh selector; the targets' leading
+//! `assume`s prune what is infeasible. A call with a body is executed
+//! in place (inlined) up to `--inline-depth` nested calls; a recursive
+//! call counts as a loop iteration, so a procedure is active at most
+//! `--unroll` + 1 times at once.
+//!
+//! Every thread carries a round counter (its context in the Lal–Reps
+//! schedule, [`super::memory`]). A yield sets it to a fresh value between
+//! the current round and K + 1; round K + 1 means the thread has stopped:
+//! nothing it does afterwards is seen, no check of it counts. Memory, locks
+//! and liveness are read and written through [`Memory`].
+//!
+//! # Soundness
+//!
+//! Only what is executed is explored: a thread that reaches a bound (an
+//! unrolled loop's next iteration, a call deeper than the inlining bound,
+//! a construct the lowering could not express) stops there, which is a
+//! real (prefix) execution, so what is found is found, and what is not is
+//! only "not found within the bounds", which the caller reports with every
+//! bound that was reached. Init is the exception: it runs alone before the
+//! pair, and stopping it early would start the pair from a state init never
+//! leaves; the caller then starts from arbitrary memory instead.
+
+use super::memory::{Cell, Memory, Who, Write};
+use super::yields::YieldPolicy;
+use crate::diagnostics::Span;
+use crate::ir::{BlockId, Expr, LockId, LockMode, ProcId, Program, Scope, Sort, Terminator, VarId};
+use crate::solver::{TermBank, TermId};
+use crate::vcgen::cfg::{Cfg, analyse};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// The bounds of the search.
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds {
+    /// Rounds per thread (the context bound K).
+    pub k: u32,
+    /// Iterations of every loop, per entry into it.
+    pub unroll: u32,
+    /// Nested inlined calls.
+    pub inline_depth: u32,
+    /// Commands in the expansion of the whole pair; past it the pair is
+    /// unknown.
+    pub max_commands: usize,
+}
+
+/// A bound the expansion reached.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Hit {
+    /// A loop's iterations, in a function, at the loop's first line.
+    Unroll(String, Option<(String, u32)>),
+    /// A call not inlined, to a function.
+    Inline(String),
+    /// A recursive call past the unrolling bound, to a function.
+    Recursion(String),
+    /// A construct the lowering skipped or cannot express.
+    Unsupported(String, Option<(String, u32)>),
+    /// Init reached a bound, so the pair started from arbitrary memory
+    /// instead of from what init leaves.
+    InitSkipped(String),
+}
+
+impl std::fmt::Display for Hit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = |a: &Option<(String, u32)>| match a {
+            Some((file, line)) => format!(" at {}:{line}", short(file)),
+            None => String::new(),
+        };
+        match self {
+            Hit::Unroll(function, a) => write!(f, "unroll: a loop of {function}{}", at(a)),
+            Hit::Inline(function) => write!(f, "inline depth: calls to {function}"),
+            Hit::Recursion(function) => write!(f, "unroll: recursive calls to {function}"),
+            Hit::Unsupported(what, a) => write!(f, "unsupported: {what}{}", at(a)),
+            Hit::InitSkipped(init) => write!(f, "init: {init} reached a bound, so the pair started from arbitrary memory"),
+        }
+    }
+}
+
+fn short(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
+}
+
+/// What a witness step did.
+#[derive(Clone, Debug)]
+pub enum StepKind {
+    /// A read of a region.
+    Read { region: crate::ir::RegionId, address: TermId, value: TermId, atomic: bool },
+    /// A write of a region.
+    Write { region: crate::ir::RegionId, address: TermId, value: TermId, atomic: bool },
+    /// A lock taken (when `ok` holds).
+    Acquire { lock: LockId, ok: TermId },
+    /// A lock released.
+    Release { lock: LockId },
+    /// A possible context switch: the round before and after.
+    Switch { from: TermId, to: TermId },
+    /// The device's callbacks became live.
+    Live,
+    /// Any other command with a source line.
+    Line,
+}
+
+/// One executed command, for the witness.
+#[derive(Clone, Debug)]
+pub struct Step {
+    /// The thread.
+    pub who: Who,
+    /// Whether it ran.
+    pub guard: TermId,
+    /// The thread's round when it ran.
+    pub round: TermId,
+    /// Where in C.
+    pub span: Option<Span>,
+    /// The C function.
+    pub function: String,
+    /// What it did.
+    pub kind: StepKind,
+}
+
+/// A race check: fails when the access's value (or, with `--strict`, its
+/// write stamp) changed across the yield behind it.
+#[derive(Clone, Debug)]
+pub struct RaceCheck {
+    /// The region accessed.
+    pub region: crate::ir::RegionId,
+    /// The thread.
+    pub who: Who,
+    /// True exactly when the check fails.
+    pub fail: TermId,
+    /// The access's step.
+    pub access: usize,
+    /// Its address.
+    pub address: TermId,
+    /// The round of the access.
+    pub before: TermId,
+    /// The round after the yield behind it.
+    pub after: TermId,
+}
+
+/// The state of a thread between commands.
+#[derive(Clone)]
+pub(super) struct State {
+    pub(super) env: HashMap<VarId, TermId>,
+    pub(super) round: TermId,
+}
+
+/// Where the executor accumulates the sequentialised program.
+pub struct Exec<'a> {
+    pub(super) program: &'a Program,
+    /// The terms.
+    pub t: TermBank,
+    /// The memory log.
+    pub mem: Memory,
+    /// Facts every execution satisfies.
+    pub constraints: Vec<TermId>,
+    /// The race checks.
+    pub checks: Vec<RaceCheck>,
+    /// The executed commands.
+    pub steps: Vec<Step>,
+    /// The bounds reached.
+    pub hits: BTreeSet<Hit>,
+    /// Yield points placed.
+    pub yields: usize,
+    /// Set when the expansion exceeded `max_commands`.
+    pub too_large: bool,
+    pub(super) policy: YieldPolicy,
+    pub(super) checked: BTreeSet<crate::ir::RegionId>,
+    pub(super) strict: bool,
+    pub(super) bounds: Bounds,
+    cfgs: HashMap<ProcId, Rc<Cfg>>,
+    fresh: usize,
+    commands: usize,
+    pub(super) stamps: i128,
+    /// The procedures being executed, innermost last.
+    pub(super) stack: Vec<ProcId>,
+}
+
+fn successors(t: &Terminator) -> Vec<BlockId> {
+    match t {
+        Terminator::Goto(targets) => targets.clone(),
+        Terminator::Return | Terminator::Unreachable => Vec::new(),
+    }
+}
+
+/// A block instance: the block and the iteration count of every loop
+/// execution is in.
+type Key = (BlockId, Vec<(BlockId, u32)>);
+
+/// An edge of the expansion.
+#[derive(Clone, Copy)]
+enum Edge {
+    To(usize),
+    /// A back edge past the unrolling bound, to this loop head.
+    Truncated(BlockId),
+}
+
+impl<'a> Exec<'a> {
+    /// An executor for one pair.
+    pub fn new(
+        program: &'a Program,
+        mem: Memory,
+        policy: YieldPolicy,
+        checked: BTreeSet<crate::ir::RegionId>,
+        strict: bool,
+        bounds: Bounds,
+    ) -> Exec<'a> {
+        Exec {
+            program,
+            t: TermBank::new(),
+            mem,
+            constraints: Vec::new(),
+            checks: Vec::new(),
+            steps: Vec::new(),
+            hits: BTreeSet::new(),
+            yields: 0,
+            too_large: false,
+            policy,
+            checked,
+            strict,
+            bounds,
+            cfgs: HashMap::new(),
+            fresh: 0,
+            commands: 0,
+            stamps: 0,
+            stack: Vec::new(),
+        }
+    }
+
+    pub(super) fn fresh(&mut self, base: &str, sort: Sort) -> TermId {
+        self.fresh += 1;
+        let s = match sort {
+            Sort::Int => crate::solver::Sort::Int,
+            Sort::Bool => crate::solver::Sort::Bool,
+        };
+        self.t.var(&format!("{base}!{}", self.fresh), s)
+    }
+
+    pub(super) fn dead(&mut self) -> TermId {
+        self.t.int(i128::from(self.bounds.k) + 1)
+    }
+
+    /// Runs one thread from `entry`: a yield at its start, the pseudo locks
+    /// it runs holding taken, its callbacks required live (`require_live`),
+    /// then its body, then the pseudo locks released.
+    pub fn thread(&mut self, who: Who, entry: ProcId, held: &[LockId], require_live: bool) {
+        let round = if who == Who::Init { self.t.int(0) } else { self.t.int(1) };
+        let mut st = State { env: HashMap::new(), round };
+        let mut reach = self.t.bool(true);
+        let name = self.program.procedures[entry].name.clone();
+        if who != Who::Init {
+            self.switch(who, &mut st, reach, None, &name);
+        }
+        if require_live {
+            let zero = self.t.int(0);
+            let live = self.read(who, Cell::Live, zero, &st);
+            let one = self.t.int(1);
+            let is_live = self.t.eq(live, one);
+            let active = self.active(who, reach, &st);
+            let c = self.t.implies(active, is_live);
+            self.constraints.push(c);
+        }
+        for &l in held {
+            self.acquire(who, l, LockMode::Exclusive, None, &mut st, reach, None, &name);
+        }
+        let params = self.program.procedures[entry].params.clone();
+        let args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
+        let (after, r, _) = self.procedure(who, entry, args, st, reach, 0);
+        st = after;
+        reach = r;
+        for &l in held {
+            self.release(who, l, LockMode::Exclusive, None, &mut st, reach, &name);
+        }
+    }
+
+    fn cfg(&mut self, p: ProcId) -> Rc<Cfg> {
+        if let Some(c) = self.cfgs.get(&p) {
+            return c.clone();
+        }
+        let c = Rc::new(analyse(&self.program.procedures[p], &|_| Vec::new()));
+        self.cfgs.insert(p, c.clone());
+        c
+    }
+
+    /// The expansion of a procedure: its instances in topological order,
+    /// each with its outgoing edges (parallel to the terminator's targets).
+    fn expand(&mut self, p: ProcId) -> Option<(Vec<Key>, Vec<Vec<Edge>>, Vec<usize>)> {
+        let cfg = self.cfg(p);
+        let proc = &self.program.procedures[p];
+        let mut keys: Vec<Key> = vec![(proc.entry, Vec::new())];
+        let mut index: HashMap<Key, usize> = HashMap::from([((proc.entry, Vec::new()), 0)]);
+        let mut edges: Vec<Vec<Edge>> = Vec::new();
+        let mut i = 0;
+        while i < keys.len() {
+            let (b, counts) = keys[i].clone();
+            self.commands += proc.blocks[b].commands.len() + 1;
+            if self.commands > self.bounds.max_commands {
+                self.too_large = true;
+                return None;
+            }
+            let mut out = Vec::new();
+            for s in successors(&proc.blocks[b].terminator) {
+                let mut next = counts.clone();
+                let count = next.iter().find(|(h, _)| *h == s).map(|(_, c)| *c);
+                if cfg.back_edges.contains(&(b, s)) {
+                    let c = count.unwrap_or(0) + 1;
+                    if c > self.bounds.unroll {
+                        out.push(Edge::Truncated(s));
+                        continue;
+                    }
+                    next.retain(|(h, _)| *h != s);
+                    next.push((s, c));
+                } else if cfg.loop_blocks.contains_key(&s) {
+                    next.retain(|(h, _)| *h != s);
+                    next.push((s, 0));
+                }
+                next.retain(|(h, _)| cfg.loop_blocks.get(h).is_some_and(|blocks| blocks.contains(&s)));
+                next.sort();
+                let key = (s, next);
+                let id = match index.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        keys.push(key.clone());
+                        index.insert(key, keys.len() - 1);
+                        keys.len() - 1
+                    }
+                };
+                out.push(Edge::To(id));
+            }
+            edges.push(out);
+            i += 1;
+        }
+        // Kahn's algorithm; a cycle left over cannot happen with counted
+        // back edges, but is refused rather than looped on.
+        let mut indegree = vec![0usize; keys.len()];
+        for out in &edges {
+            for e in out {
+                if let Edge::To(n) = e {
+                    indegree[*n] += 1;
+                }
+            }
+        }
+        let mut ready: Vec<usize> = (0..keys.len()).filter(|n| indegree[*n] == 0).collect();
+        let mut order = Vec::with_capacity(keys.len());
+        while let Some(n) = ready.pop() {
+            order.push(n);
+            for e in &edges[n] {
+                if let Edge::To(m) = e {
+                    indegree[*m] -= 1;
+                    if indegree[*m] == 0 {
+                        ready.push(*m);
+                    }
+                }
+            }
+        }
+        if order.len() != keys.len() {
+            self.too_large = true;
+            return None;
+        }
+        Some((keys, edges, order))
+    }
+
+    /// Executes procedure `p` from `st` (whose environment is the caller's)
+    /// under `reach`; returns the caller's state after the call, whether
+    /// the call returns, and the results.
+    pub(super) fn procedure(&mut self, who: Who, p: ProcId, args: Vec<TermId>, st: State, reach: TermId, depth: u32) -> (State, TermId, Vec<TermId>) {
+        let proc = &self.program.procedures[p];
+        let returns = proc.returns.clone();
+        let fresh_results = |this: &mut Self| -> Vec<TermId> {
+            returns.iter().map(|r| this.fresh("result", this.program.variables[*r].sort)).collect()
+        };
+        if !proc.body {
+            let results = fresh_results(self);
+            return (st, reach, results);
+        }
+        let Some((keys, edges, order)) = self.expand(p) else {
+            let results = fresh_results(self);
+            return (st, reach, results);
+        };
+        let mut frame = State { env: HashMap::new(), round: st.round };
+        for (v, value) in &st.env {
+            if self.program.variables[*v].scope == Scope::Global {
+                frame.env.insert(*v, *value);
+            }
+        }
+        for (param, arg) in proc.params.iter().zip(args) {
+            frame.env.insert(*param, arg);
+        }
+        self.stack.push(p);
+        let mut incoming: Vec<Vec<(TermId, State)>> = vec![Vec::new(); keys.len()];
+        incoming[0].push((reach, frame));
+        let mut exits: Vec<(TermId, State)> = Vec::new();
+        let name = proc.name.clone();
+        for n in order {
+            let arriving = std::mem::take(&mut incoming[n]);
+            if arriving.is_empty() {
+                continue;
+            }
+            let (mut here, mut state) = self.merge(arriving);
+            let block = &self.program.procedures[p].blocks[keys[n].0];
+            for (i, c) in block.commands.iter().enumerate() {
+                let next = block.commands.get(i + 1);
+                here = self.command(who, c, next, &mut state, here, depth, &name);
+            }
+            match &block.terminator {
+                Terminator::Goto(targets) => {
+                    let m = targets.len();
+                    let selector = if m > 1 {
+                        let sel = self.fresh("goto", Sort::Int);
+                        let zero = self.t.int(0);
+                        let top = self.t.int(m as i128);
+                        let lo = self.t.le(zero, sel);
+                        let hi = self.t.lt(sel, top);
+                        let c = self.t.and(&[lo, hi]);
+                        self.constraints.push(c);
+                        Some(sel)
+                    } else {
+                        None
+                    };
+                    for (j, e) in edges[n].clone().into_iter().enumerate() {
+                        let taken = match selector {
+                            Some(sel) => {
+                                let jt = self.t.int(j as i128);
+                                let is_j = self.t.eq(sel, jt);
+                                self.t.and(&[here, is_j])
+                            }
+                            None => here,
+                        };
+                        match e {
+                            Edge::To(m) => incoming[m].push((taken, state.clone())),
+                            Edge::Truncated(head) => {
+                                let at = self.program.procedures[p].blocks[head]
+                                    .commands
+                                    .iter()
+                                    .find_map(|c| c.span().map(line_of));
+                                self.hits.insert(Hit::Unroll(name.clone(), at));
+                                let mut stopped = state.clone();
+                                self.stop(who, &mut stopped, taken);
+                                exits.push((taken, stopped));
+                            }
+                        }
+                    }
+                }
+                Terminator::Return => exits.push((here, state)),
+                Terminator::Unreachable => {
+                    let c = self.t.not(here);
+                    self.constraints.push(c);
+                }
+            }
+        }
+        self.stack.pop();
+        let (out_reach, out) = if exits.is_empty() { (self.t.bool(false), st.clone()) } else { self.merge(exits) };
+        let results: Vec<TermId> = returns.iter().map(|r| self.value(&out, *r)).collect();
+        let mut after = st;
+        for (v, value) in &out.env {
+            if self.program.variables[*v].scope == Scope::Global {
+                after.env.insert(*v, *value);
+            }
+        }
+        after.round = out.round;
+        (after, out_reach, results)
+    }
+
+    /// Stops a thread: round K + 1 for the pair's threads; init's path is
+    /// dropped instead (the caller starts the pair without init when init
+    /// reaches a bound).
+    pub(super) fn stop(&mut self, who: Who, st: &mut State, reach: TermId) {
+        if who == Who::Init {
+            let c = self.t.not(reach);
+            self.constraints.push(c);
+        } else {
+            st.round = self.dead();
+        }
+    }
+
+    pub(super) fn value(&mut self, st: &State, v: VarId) -> TermId {
+        match st.env.get(&v) {
+            Some(t) => *t,
+            None => self.fresh("undef", self.program.variables[v].sort),
+        }
+    }
+
+    /// Merges the states of the incoming edges (whose reach terms exclude
+    /// each other).
+    fn merge(&mut self, mut incoming: Vec<(TermId, State)>) -> (TermId, State) {
+        if incoming.len() == 1 {
+            return incoming.pop().unwrap_or_else(|| unreachable!());
+        }
+        let reaches: Vec<TermId> = incoming.iter().map(|(r, _)| *r).collect();
+        let reach = self.t.or(&reaches);
+        let mut vars: BTreeSet<VarId> = BTreeSet::new();
+        for (_, s) in &incoming {
+            vars.extend(s.env.keys().copied());
+        }
+        let pick = |this: &mut Self, values: Vec<TermId>| -> TermId {
+            let mut value = *values.last().unwrap_or_else(|| unreachable!());
+            for i in (0..values.len() - 1).rev() {
+                value = this.t.ite(reaches[i], values[i], value);
+            }
+            value
+        };
+        let rounds: Vec<TermId> = incoming.iter().map(|(_, s)| s.round).collect();
+        let round = pick(self, rounds);
+        let mut env = HashMap::with_capacity(vars.len());
+        for v in vars {
+            let known: Vec<Option<TermId>> = incoming.iter().map(|(_, s)| s.env.get(&v).copied()).collect();
+            let sort = self.program.variables[v].sort;
+            let values: Vec<TermId> = known.into_iter().map(|x| x.unwrap_or_else(|| self.fresh("undef", sort))).collect();
+            let first = values[0];
+            let value = if values.iter().all(|x| *x == first) { first } else { pick(self, values) };
+            env.insert(v, value);
+        }
+        (reach, State { env, round })
+    }
+
+    pub(super) fn expr(&mut self, st: &mut State, e: &Expr) -> TermId {
+        for v in e.variables() {
+            if !st.env.contains_key(&v) {
+                let f = self.fresh("undef", self.program.variables[v].sort);
+                st.env.insert(v, f);
+            }
+        }
+        let env = &st.env;
+        crate::verify::solving::translate_with(&mut self.t, self.program, &mut |v| env[&v], e)
+    }
+
+    /// Whether a thread's action counts: it runs, and has not stopped.
+    pub(super) fn active(&mut self, who: Who, reach: TermId, st: &State) -> TermId {
+        if who == Who::Init {
+            return reach;
+        }
+        let k = self.t.int(i128::from(self.bounds.k));
+        let live = self.t.le(st.round, k);
+        self.t.and(&[reach, live])
+    }
+
+    pub(super) fn read(&mut self, who: Who, cell: Cell, address: TermId, st: &State) -> TermId {
+        let round = if who == Who::Init { None } else { Some(st.round) };
+        self.mem.read(&mut self.t, who, cell, address, round)
+    }
+
+    pub(super) fn write(&mut self, who: Who, cell: Cell, address: TermId, value: TermId, st: &State, reach: TermId) {
+        let round = if who == Who::Init || self.mem.is_private(cell) { None } else { Some(st.round) };
+        self.mem.write(Write { who, cell, round, guard: reach, address, value });
+    }
+
+    pub(super) fn step(&mut self, who: Who, reach: TermId, st: &State, span: Option<&Span>, function: &str, kind: StepKind) -> usize {
+        self.steps.push(Step { who, guard: reach, round: st.round, span: span.cloned(), function: function.to_string(), kind });
+        self.steps.len() - 1
+    }
+
+    /// A yield: the round may advance, up to K + 1 (stopped).
+    pub(super) fn switch(&mut self, who: Who, st: &mut State, reach: TermId, span: Option<&Span>, function: &str) {
+        if who == Who::Init {
+            return;
+        }
+        let to = self.fresh(&format!("round.{}", who_tag(who)), Sort::Int);
+        let top = self.dead();
+        let up = self.t.le(st.round, to);
+        let bounded = self.t.le(to, top);
+        let c = self.t.and(&[up, bounded]);
+        self.constraints.push(c);
+        let from = st.round;
+        self.yields += 1;
+        st.round = to;
+        self.step(who, reach, st, span, function, StepKind::Switch { from, to });
+    }
+}
+
+pub(super) fn who_tag(who: Who) -> &'static str {
+    match who {
+        Who::Init => "init",
+        Who::T1 => "t1",
+        Who::T2 => "t2",
+    }
+}
+
+pub(super) fn line_of(s: &Span) -> (String, u32) {
+    (s.file.display().to_string(), s.line)
+}

@@ -1,0 +1,251 @@
+//! The memory of the sequentialised program: K copies of every shared map,
+//! kept as a log of guarded writes instead of SMT arrays.
+//!
+//! # Algorithm
+//!
+//! Lal and Reps's sequentialisation (STORM §2.2) runs thread 1 to its end,
+//! then thread 2, over K copies of shared memory, one per round of the
+//! round-robin schedule `T1.1 T2.1 T1.2 T2.2 … T1.K T2.K`. Copy 1 starts
+//! as init left memory; copies 2..K start from guesses, and at the end the
+//! program assumes each guess was right: what thread 2 left at the end of
+//! round r is what thread 1 found at the start of round r + 1.
+//!
+//! Here a copy is not a data structure: every write is logged with its
+//! thread, its round (a term: the thread's context counter when it wrote),
+//! its path condition, address and value. A read of map M at address `a`
+//! in round `c` by a thread is the `if-then-else` chain over the earlier
+//! logged writes that can be seen from there, latest first, ending in the
+//! round's start value:
+//!
+//! - thread 1 sees its own writes of the same round;
+//! - thread 2 sees its own writes of the same round, then thread 1's;
+//! - the start value of round 1 is init's writes over the arbitrary
+//!   initial memory; of round r ≥ 2, the guess `g_r(a)`, an uninterpreted
+//!   function; of the dead round K + 1 (a thread that stopped), anything.
+//!
+//! The guesses need checking only at addresses that were read: at an
+//! address nobody read, a guess can be chosen equal to the true value
+//! without changing any execution. So the consistency assumption is, for
+//! every read address `a` and round r < K, `g_{r+1}(a) = end_r(a)`, where
+//! `end_r(a)` is the read chain of thread 2's and thread 1's round-r writes
+//! over round r's start value. No new address appears while building it,
+//! so the set of read addresses is closed.
+//!
+//! Thread-private maps (locals whose address is taken) have one copy per
+//! thread, not per round. Locks and the device's liveness are maps too
+//! ([`Cell::Lock`], [`Cell::Live`]), so blocking and registration follow
+//! the same rounds as data.
+//!
+//! # Soundness
+//!
+//! The chains are exact: with the consistency assumptions, every model is
+//! a round-robin execution of init followed by the two threads in at most
+//! K rounds each, and every such execution is a model. The encoding is
+//! quadratic in the number of writes and reads of each map, which is what
+//! the bounds keep small.
+
+use crate::ir::RegionId;
+use crate::solver::{Sort, TermBank, TermId};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which thread runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Who {
+    /// The driver's init entry point, alone, before the pair.
+    Init,
+    /// The pair's first entry point.
+    T1,
+    /// The pair's second entry point.
+    T2,
+}
+
+impl Who {
+    /// The value a lock holds while this thread holds it exclusively.
+    pub fn holder(self) -> i128 {
+        match self {
+            Who::T1 => 1,
+            Who::T2 => 2,
+            Who::Init => 3,
+        }
+    }
+
+    /// A short name for term names.
+    fn tag(self) -> &'static str {
+        match self {
+            Who::Init => "i",
+            Who::T1 => "t1",
+            Who::T2 => "t2",
+        }
+    }
+}
+
+/// A memory map of the sequentialised program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cell {
+    /// A region of the driver.
+    Region(RegionId),
+    /// The state of every lock, by lock number: 0 free, a thread's
+    /// [`Who::holder`] when held exclusively, `-n` when held by n readers.
+    Lock,
+    /// At address 0: whether the device's callbacks are live (1) or not.
+    Live,
+    /// `--strict`: per address of a region, the number of the last write
+    /// (0 for none since the start).
+    Stamp(RegionId),
+}
+
+impl Cell {
+    fn tag(self) -> String {
+        match self {
+            Cell::Region(r) => format!("r{}", r.as_u32()),
+            Cell::Lock => "lock".to_string(),
+            Cell::Live => "live".to_string(),
+            Cell::Stamp(r) => format!("stamp{}", r.as_u32()),
+        }
+    }
+}
+
+/// One logged write.
+#[derive(Clone, Debug)]
+pub struct Write {
+    /// The writing thread.
+    pub who: Who,
+    /// The map written.
+    pub cell: Cell,
+    /// The writer's round; `None` for init and for thread-private maps.
+    pub round: Option<TermId>,
+    /// Whether the write happens (its path condition).
+    pub guard: TermId,
+    /// The address.
+    pub address: TermId,
+    /// The value.
+    pub value: TermId,
+}
+
+/// The write log and the read addresses of a sequentialised program.
+pub struct Memory {
+    k: u32,
+    private: BTreeSet<Cell>,
+    live_at_start: bool,
+    writes: BTreeMap<Cell, Vec<Write>>,
+    reads: BTreeMap<Cell, BTreeSet<TermId>>,
+}
+
+impl Memory {
+    /// An empty log for K rounds; `private` are the thread-private maps;
+    /// `live_at_start` is the liveness before init runs (true when there is
+    /// no init).
+    pub fn new(k: u32, private: BTreeSet<Cell>, live_at_start: bool) -> Memory {
+        Memory { k, private, live_at_start, writes: BTreeMap::new(), reads: BTreeMap::new() }
+    }
+
+    /// Logs a write.
+    pub fn write(&mut self, w: Write) {
+        self.writes.entry(w.cell).or_default().push(w);
+    }
+
+    /// Whether a map is thread-private.
+    pub fn is_private(&self, cell: Cell) -> bool {
+        self.private.contains(&cell)
+    }
+
+    /// The value thread `who` reads from `cell` at `address` in round
+    /// `round` (`None` for init).
+    pub fn read(&mut self, t: &mut TermBank, who: Who, cell: Cell, address: TermId, round: Option<TermId>) -> TermId {
+        if self.is_private(cell) {
+            let base = self.uf(t, &format!("m0.{}.{}", who.tag(), cell.tag()), address);
+            let mine: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who == who).collect();
+            return chain(t, &mine, address, None, base);
+        }
+        match (who, round) {
+            (Who::Init, _) | (_, None) => {
+                let base = self.initial(t, cell, address);
+                let init: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who == Who::Init).collect();
+                chain(t, &init, address, None, base)
+            }
+            (Who::T1 | Who::T2, Some(round)) => {
+                self.reads.entry(cell).or_default().insert(address);
+                let base = self.round_start(t, cell, address, round);
+                let visible: Vec<Write> = self
+                    .log(cell)
+                    .into_iter()
+                    .filter(|w| w.who == Who::T1 || (who == Who::T2 && w.who == Who::T2))
+                    .collect();
+                chain(t, &visible, address, Some(round), base)
+            }
+        }
+    }
+
+    /// The assumptions that the guessed start of every round r ≥ 2 is what
+    /// round r − 1 left, at every address read.
+    pub fn consistency(&mut self, t: &mut TermBank) -> Vec<TermId> {
+        let mut out = Vec::new();
+        let reads: Vec<(Cell, Vec<TermId>)> = self.reads.iter().map(|(c, a)| (*c, a.iter().copied().collect())).collect();
+        for (cell, addresses) in reads {
+            let both: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who != Who::Init).collect();
+            for a in addresses {
+                for r in 1..self.k {
+                    let round = t.int(r as i128);
+                    let base = self.round_start(t, cell, a, round);
+                    let end = chain(t, &both, a, Some(round), base);
+                    let guess = self.uf(t, &format!("g{}.{}", r + 1, cell.tag()), a);
+                    out.push(t.eq(guess, end));
+                }
+            }
+        }
+        out
+    }
+
+    fn log(&self, cell: Cell) -> Vec<Write> {
+        self.writes.get(&cell).cloned().unwrap_or_default()
+    }
+
+    fn uf(&self, t: &mut TermBank, name: &str, address: TermId) -> TermId {
+        let d = t.declare(name, &[Sort::Int], Sort::Int);
+        t.apply(d, &[address])
+    }
+
+    /// Memory before init: arbitrary driver memory, every lock free, the
+    /// callbacks not yet live (unless there is no init), no write stamped.
+    fn initial(&self, t: &mut TermBank, cell: Cell, address: TermId) -> TermId {
+        match cell {
+            Cell::Region(_) => self.uf(t, &format!("m0.{}", cell.tag()), address),
+            Cell::Lock | Cell::Stamp(_) => t.int(0),
+            Cell::Live => t.int(i128::from(self.live_at_start)),
+        }
+    }
+
+    /// A round's start value at `address`: after init for round 1, a
+    /// guess for rounds 2..K, anything in the dead round K + 1.
+    fn round_start(&mut self, t: &mut TermBank, cell: Cell, address: TermId, round: TermId) -> TermId {
+        let init: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who == Who::Init).collect();
+        let base = self.initial(t, cell, address);
+        let after_init = chain(t, &init, address, None, base);
+        let mut value = self.uf(t, &format!("dead.{}", cell.tag()), address);
+        for r in (1..=self.k).rev() {
+            let start = if r == 1 { after_init } else { self.uf(t, &format!("g{r}.{}", cell.tag()), address) };
+            let rt = t.int(r as i128);
+            let is_r = t.eq(round, rt);
+            value = t.ite(is_r, start, value);
+        }
+        value
+    }
+}
+
+/// The read chain: the latest of `writes` that happened, in `round` (when
+/// given), at `address`, else `base`. `writes` are in execution order.
+fn chain(t: &mut TermBank, writes: &[Write], address: TermId, round: Option<TermId>, base: TermId) -> TermId {
+    let mut value = base;
+    for w in writes {
+        let same_address = t.eq(w.address, address);
+        let hit = match (round, w.round) {
+            (Some(r), Some(wr)) => {
+                let same_round = t.eq(r, wr);
+                t.and(&[w.guard, same_round, same_address])
+            }
+            (None, _) | (_, None) => t.and(&[w.guard, same_address]),
+        };
+        value = t.ite(hit, w.value, value);
+    }
+    value
+}

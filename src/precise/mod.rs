@@ -1,0 +1,341 @@
+//! The bounded precise checker: for each pair the lockset phase left
+//! unproven, search the pair's real interleavings for the race, within
+//! stated bounds, and either show it (a witness) or say it was not found.
+//!
+//! # Algorithm
+//!
+//! Per pair (Whoop, thesis §3.5; STORM §2.2 for the sequentialisation):
+//!
+//! 1. The two-thread program: the driver's init entry point runs first,
+//!    alone, on arbitrary memory; then the pair's two entry points run as
+//!    two threads over real memory (the region maps), with real locks
+//!    (blocking acquires, trylocks that take only a free lock), the kernel
+//!    pseudo locks each runs holding, and a callback starting only once
+//!    init made the device's callbacks live. A pair containing init runs
+//!    init as one of the two threads.
+//! 2. Lal–Reps sequentialisation with K rounds ([`memory`]): thread 1 to
+//!    its end, then thread 2, each switching rounds at yields, then the
+//!    assumption that the guessed round starts were right. Loops are
+//!    unrolled and calls inlined to bounds ([`exec`]).
+//! 3. Yields where the policy puts them ([`yields`]: `all`, `epp`, `mr`).
+//! 4. Race checks behind the yields of plain accesses to the regions left
+//!    unproven ([`commands`]); one solver query per region asks whether
+//!    any check of that region can fail.
+//! 5. A satisfiable query is a confirmed race with the interleaving read
+//!    off the model ([`witness`]); an unsatisfiable one is "not found
+//!    within the bounds", listing every bound the expansion reached; a
+//!    solver timeout is unknown.
+//!
+//! # Soundness
+//!
+//! "Not found" is never "proven": it covers only executions where init
+//! alone ran before the pair, each thread switched at most K − 1 times at
+//! the yields, loops ran at most `--unroll` times per entry and calls
+//! nested at most `--inline-depth` deep; the bounds reached are reported
+//! with the verdict. "Confirmed" is exact for the lowered program, so it
+//! inherits the lowering's over-approximations (havocked external calls,
+//! uninterpreted bit operations, a trylock that fails spuriously), listed
+//! in docs/soundness.md: a witness may rest on one.
+
+pub mod commands;
+pub mod exec;
+pub mod memory;
+pub mod witness;
+pub mod yields;
+
+use crate::analyses::pairs::Pair;
+use crate::ir::{Command, EntryPointId, LockId, ProcId, Program, RegionId};
+use crate::solver::{CheckResult, Solver, SolverOptions};
+use crate::verify::verdict::{PairVerdict, Verdict};
+use exec::{Bounds, Exec, Hit};
+use memory::{Cell, Memory, Who};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+pub use witness::{Witness, WitnessStep};
+pub use yields::YieldMode;
+
+/// Options of the precise phase.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Rounds per thread (the context bound).
+    pub k: u32,
+    /// Loop iterations per entry into the loop.
+    pub unroll: u32,
+    /// Nested inlined calls.
+    pub inline_depth: u32,
+    /// Where threads may be switched.
+    pub yields: YieldMode,
+    /// Check write stamps instead of values (catches same-value races).
+    pub strict: bool,
+    /// Per solver query.
+    pub timeout: Duration,
+    /// Commands in the expansion of one pair, past which it is unknown.
+    pub max_commands: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            k: 2,
+            unroll: 2,
+            inline_depth: 8,
+            yields: YieldMode::Mr,
+            strict: false,
+            timeout: Duration::from_secs(10),
+            max_commands: 200_000,
+        }
+    }
+}
+
+/// The precise verdict on one region of one pair.
+#[derive(Clone, Debug)]
+pub enum PreciseVerdict {
+    /// The race happens: how.
+    Confirmed(Box<Witness>),
+    /// No race within the bounds.
+    NotFound,
+    /// The search could not finish: why.
+    Unknown(String),
+}
+
+impl PreciseVerdict {
+    /// The stable name: `confirmed`, `not-found` or `unknown`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PreciseVerdict::Confirmed(_) => "confirmed",
+            PreciseVerdict::NotFound => "not-found",
+            PreciseVerdict::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// What the precise phase did for one pair.
+#[derive(Clone, Debug)]
+pub struct PrecisePair {
+    /// The first entry point.
+    pub first: String,
+    /// The second.
+    pub second: String,
+    /// Per region left unproven by the lockset phase: its name and verdict.
+    pub regions: Vec<(String, PreciseVerdict)>,
+    /// The bounds reached, as sentences.
+    pub hits: Vec<String>,
+    /// Yield points placed in the two threads.
+    pub yields: usize,
+    /// Time spent on the pair.
+    pub time: Duration,
+}
+
+/// The bounds a verdict holds within, for reports.
+pub fn bounds_text(o: &Options) -> String {
+    format!("K={}, unroll {}, inline depth {}, yields {}{}", o.k, o.unroll, o.inline_depth, o.yields.as_str(), if o.strict { ", strict" } else { "" })
+}
+
+/// Runs the precise phase on every pair whose lockset verdict has an
+/// unproven region; `held[i]` are the pseudo locks entry point `i` runs
+/// holding. Results come in the order of `pairs`, for those pairs only.
+pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: &[Vec<String>], options: &Options) -> Vec<PrecisePair> {
+    let entries: Vec<(EntryPointId, &crate::ir::EntryPointInfo)> = program.entry_points.iter().collect();
+    let init = entries.iter().find(|(_, e)| e.kind.role() == crate::models::Role::Init).map(|(_, e)| e.procedure);
+    let held: Vec<Vec<LockId>> = (0..entries.len())
+        .map(|i| {
+            let names = held.get(i).cloned().unwrap_or_default();
+            program.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
+        })
+        .collect();
+    let registers = init.is_some_and(|p| reaches_live(program, p));
+    // Does init alone stay within the bounds? If not, pairs start from
+    // arbitrary memory.
+    let init_fits = init.is_some_and(|p| {
+        let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false), BTreeSet::new(), false, bounds(options));
+        e.thread(Who::Init, p, &[], false);
+        e.hits.is_empty() && !e.too_large
+    });
+    let jobs: Vec<usize> = (0..pairs.len().min(verdicts.len()))
+        .filter(|&i| verdicts[i].regions.iter().any(|(_, v)| !matches!(v, Verdict::Proven)))
+        .collect();
+    let setup = Setup { program, init, init_fits, registers, held: &held, options };
+    let mut out: Vec<(usize, PrecisePair)> =
+        jobs.par_iter().with_max_len(1).map(|&i| (i, setup.pair(&pairs[i], &verdicts[i]))).collect();
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The verdict of a region searched in both thread orders.
+fn merge(first: PreciseVerdict, second: PreciseVerdict) -> PreciseVerdict {
+    match (first, second) {
+        (c @ PreciseVerdict::Confirmed(_), _) | (_, c @ PreciseVerdict::Confirmed(_)) => c,
+        (u @ PreciseVerdict::Unknown(_), _) | (_, u @ PreciseVerdict::Unknown(_)) => u,
+        (PreciseVerdict::NotFound, PreciseVerdict::NotFound) => PreciseVerdict::NotFound,
+    }
+}
+
+struct Setup<'a> {
+    program: &'a Program,
+    init: Option<ProcId>,
+    init_fits: bool,
+    registers: bool,
+    held: &'a [Vec<LockId>],
+    options: &'a Options,
+}
+
+fn bounds(o: &Options) -> Bounds {
+    Bounds { k: o.k.max(1), unroll: o.unroll, inline_depth: o.inline_depth, max_commands: o.max_commands }
+}
+
+fn policy(o: &Options, proven: BTreeSet<RegionId>, pair_proven: bool) -> yields::YieldPolicy {
+    yields::YieldPolicy::new(o.yields, proven, pair_proven)
+}
+
+fn memory_for(program: &Program, o: &Options, live_at_start: bool) -> Memory {
+    let private: BTreeSet<Cell> = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| Cell::Region(id)).collect();
+    Memory::new(o.k.max(1), private, live_at_start)
+}
+
+/// Whether a procedure reaches a `live` command through calls.
+fn reaches_live(program: &Program, root: ProcId) -> bool {
+    let mut seen = BTreeSet::from([root]);
+    let mut work = vec![root];
+    while let Some(p) = work.pop() {
+        for (_, b) in program.procedures[p].blocks.iter() {
+            for c in &b.commands {
+                match c {
+                    Command::MakeLive { .. } => return true,
+                    Command::Call { procedure, .. } => {
+                        if seen.insert(*procedure) {
+                            work.push(*procedure);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    false
+}
+
+impl Setup<'_> {
+    fn pair(&self, pair: &Pair, verdict: &PairVerdict) -> PrecisePair {
+        let start = Instant::now();
+        let program = self.program;
+        let ids: Vec<EntryPointId> = program.entry_points.iter().map(|(id, _)| id).collect();
+        let (a, b) = (&program.entry_points[ids[pair.first]], &program.entry_points[ids[pair.second]]);
+        let by_name: BTreeMap<&str, Vec<RegionId>> = program.regions.iter().fold(BTreeMap::new(), |mut m, (id, r)| {
+            m.entry(r.name.as_str()).or_insert_with(Vec::new).push(id);
+            m
+        });
+        let regions_of = |name: &str| by_name.get(name).cloned().unwrap_or_default();
+        let mut proven = BTreeSet::new();
+        let mut unproven: Vec<(String, Vec<RegionId>)> = Vec::new();
+        for (name, v) in &verdict.regions {
+            match v {
+                Verdict::Proven => proven.extend(regions_of(name)),
+                Verdict::Race(_) | Verdict::Unknown(_) => unproven.push((name.clone(), regions_of(name))),
+            }
+        }
+        let checked: BTreeSet<RegionId> = unproven.iter().flat_map(|(_, r)| r.iter().copied()).collect();
+        let in_pair = [a, b].iter().any(|e| e.kind.role() == crate::models::Role::Init);
+        let run_init = self.init.is_some() && !in_pair && self.init_fits;
+        // Callbacks wait for init's registration when init runs (first or
+        // in the pair) and registers.
+        let waits = self.registers && (run_init || in_pair);
+        let run = |first: &crate::ir::EntryPointInfo, i: usize, second: &crate::ir::EntryPointInfo, j: usize, regions: &[(String, Vec<RegionId>)]| {
+            let mut exec = Exec::new(
+                program,
+                memory_for(program, self.options, !waits),
+                policy(self.options, proven.clone(), unproven.is_empty()),
+                checked.clone(),
+                self.options.strict,
+                bounds(self.options),
+            );
+            if let (Some(init), true) = (self.init, run_init) {
+                exec.thread(Who::Init, init, &[], false);
+            }
+            if self.init.is_some() && !in_pair && !self.init_fits {
+                let name = self.init.map(|p| program.procedures[p].name.clone()).unwrap_or_default();
+                exec.hits.insert(Hit::InitSkipped(name));
+            }
+            let first_init = first.kind.role() == crate::models::Role::Init;
+            let second_init = second.kind.role() == crate::models::Role::Init;
+            exec.thread(Who::T1, first.procedure, &self.held[i], waits && !first_init);
+            exec.thread(Who::T2, second.procedure, &self.held[j], waits && !second_init);
+            let consistency = exec.mem.consistency(&mut exec.t);
+            exec.constraints.extend(consistency);
+            let hits: Vec<Hit> = exec.hits.iter().cloned().collect();
+            let yields = exec.yields;
+            let verdicts = if exec.too_large {
+                let why = format!("the bounded program exceeds {} commands; lower --unroll or --inline-depth", self.options.max_commands);
+                regions.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect()
+            } else {
+                self.solve(exec, regions, [&first.name, &second.name])
+            };
+            (verdicts, hits, yields)
+        };
+        // The schedules start with the first thread; the other order is
+        // searched too, for what the first did not confirm.
+        let (mut regions, mut hits, mut yields) = run(a, pair.first, b, pair.second, &unproven);
+        if pair.first != pair.second {
+            let rest: Vec<(String, Vec<RegionId>)> = unproven
+                .iter()
+                .zip(&regions)
+                .filter(|(_, (_, v))| !matches!(v, PreciseVerdict::Confirmed(_)))
+                .map(|(u, _)| u.clone())
+                .collect();
+            if !rest.is_empty() {
+                let (again, more, y) = run(b, pair.second, a, pair.first, &rest);
+                yields += y;
+                hits.extend(more);
+                for (name, v) in again {
+                    if let Some(slot) = regions.iter_mut().find(|(n, _)| *n == name) {
+                        slot.1 = merge(std::mem::replace(&mut slot.1, PreciseVerdict::NotFound), v);
+                    }
+                }
+            }
+        }
+        hits.sort();
+        hits.dedup();
+        let hits: Vec<String> = hits.iter().map(|h| h.to_string()).collect();
+        PrecisePair { first: verdict.first.clone(), second: verdict.second.clone(), regions, hits, yields, time: start.elapsed() }
+    }
+
+    fn solve(&self, exec: Exec<'_>, unproven: &[(String, Vec<RegionId>)], names: [&String; 2]) -> Vec<(String, PreciseVerdict)> {
+        let Exec { t, constraints, checks, steps, .. } = exec;
+        let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: None, dump_dir: None }, t);
+        for c in constraints {
+            solver.assert(c);
+        }
+        let mut out = Vec::new();
+        for (name, regions) in unproven {
+            let mine: Vec<&exec::RaceCheck> = checks.iter().filter(|c| regions.contains(&c.region)).collect();
+            if mine.is_empty() {
+                out.push((name.clone(), PreciseVerdict::NotFound));
+                continue;
+            }
+            let fails: Vec<crate::solver::TermId> = mine.iter().map(|c| c.fail).collect();
+            let any = solver.terms_mut().or(&fails);
+            let verdict = match solver.check_assuming(&[any]) {
+                CheckResult::Unsat { .. } => PreciseVerdict::NotFound,
+                CheckResult::Unknown { reason } => PreciseVerdict::Unknown(format!("solver: {reason}")),
+                CheckResult::Sat { model } => {
+                    let failing = mine.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true));
+                    match failing {
+                        Some(c) => PreciseVerdict::Confirmed(Box::new(witness::build(
+                            self.program,
+                            solver.terms(),
+                            &model,
+                            &steps,
+                            c,
+                            names,
+                            self.init.map(|p| self.program.procedures[p].name.as_str()),
+                            self.options.k,
+                        ))),
+                        None => PreciseVerdict::Unknown("the solver's model shows no failing check".to_string()),
+                    }
+                }
+            };
+            out.push((name.clone(), verdict));
+        }
+        out
+    }
+}

@@ -1,0 +1,151 @@
+//! A confirmed race's witness: the interleaving read off the solver's
+//! model, in source terms.
+//!
+//! # Algorithm
+//!
+//! Every executed command was recorded as a step with its path condition
+//! and its thread's round. The steps whose condition holds in the model
+//! are the ones that ran; sorted by round (init first, then in each round
+//! thread 1 before thread 2, as the sequentialisation's schedule runs
+//! them) and by program order within a thread, they are the interleaving.
+//! It is cut where the failing check is: the checking thread stops there,
+//! and the other thread's steps that would run after that point are
+//! dropped. The racing access is the checked one; the conflicting access
+//! is the other thread's last write to the same region and address
+//! between it and the check (for a write checked against a read-only
+//! conflict there is none, and the report says so).
+
+use super::exec::{RaceCheck, Step, StepKind};
+use super::memory::Who;
+use crate::diagnostics::Span;
+use crate::ir::Program;
+use crate::solver::{Model, TermBank};
+
+/// One step of a witness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WitnessStep {
+    /// 0 for init, 1 or 2 for the pair's threads.
+    pub thread: u8,
+    /// The entry point the thread runs.
+    pub entry: String,
+    /// The thread's round (0 for init).
+    pub round: u32,
+    /// The C function.
+    pub function: String,
+    /// Where in C.
+    pub span: Option<Span>,
+    /// What happened: `read`, `write`, `lock`, `unlock`, `switch`, `live`,
+    /// `line`.
+    pub event: &'static str,
+    /// The region, for accesses.
+    pub region: Option<String>,
+    /// The address, for accesses.
+    pub address: Option<i128>,
+    /// The value read or written, for accesses; the lock's name for lock
+    /// events is in `region`.
+    pub value: Option<i128>,
+}
+
+/// A confirmed race.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    /// The interleaving, in execution order.
+    pub steps: Vec<WitnessStep>,
+    /// The checked access whose value changed behind its yield.
+    pub access: WitnessStep,
+    /// The other thread's write that changed it, if it was a write.
+    pub conflict: Option<WitnessStep>,
+}
+
+/// Builds the witness of the failing `check` from `model`.
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    program: &Program,
+    terms: &TermBank,
+    model: &Model,
+    steps: &[Step],
+    check: &RaceCheck,
+    names: [&String; 2],
+    init: Option<&str>,
+    k: u32,
+) -> Witness {
+    let int = |t| model.eval_int(terms, t);
+    let ran = |s: &Step| model.eval_bool(terms, s.guard) == Some(true);
+    let after = int(check.after).unwrap_or(i128::from(k)) as u32;
+    let order = |w: Who| match w {
+        Who::Init => 0u8,
+        Who::T1 => 1,
+        Who::T2 => 2,
+    };
+    // (round, thread, index) of every step that ran before the check.
+    let mut ran_steps: Vec<(u32, u8, usize)> = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        if !ran(s) {
+            continue;
+        }
+        let round = if s.who == Who::Init { 0 } else { int(s.round).unwrap_or(0) as u32 };
+        if round > k {
+            continue;
+        }
+        let keep = match (s.who, check.who) {
+            (Who::Init, _) => true,
+            (w, c) if w == c => i <= check.access + 1,
+            (Who::T1, _) => round <= after,
+            (Who::T2, _) => round < after,
+        };
+        if keep {
+            ran_steps.push((round, order(s.who), i));
+        }
+    }
+    ran_steps.sort();
+    let to_step = |i: usize, round: u32| -> WitnessStep {
+        let s = &steps[i];
+        let (thread, entry) = match s.who {
+            Who::Init => (0, init.unwrap_or("init").to_string()),
+            Who::T1 => (1, names[0].clone()),
+            Who::T2 => (2, names[1].clone()),
+        };
+        let (event, region, address, value) = match &s.kind {
+            StepKind::Read { region, address, value, .. } => {
+                ("read", Some(program.regions[*region].name.clone()), int(*address), int(*value))
+            }
+            StepKind::Write { region, address, value, .. } => {
+                ("write", Some(program.regions[*region].name.clone()), int(*address), int(*value))
+            }
+            StepKind::Acquire { lock, ok } => {
+                let event = if model.eval_bool(terms, *ok) == Some(false) { "trylock-failed" } else { "lock" };
+                (event, Some(program.locks[*lock].name.clone()), None, None)
+            }
+            StepKind::Release { lock } => ("unlock", Some(program.locks[*lock].name.clone()), None, None),
+            StepKind::Switch { .. } => ("switch", None, None, None),
+            StepKind::Live => ("live", None, None, None),
+            StepKind::Line => ("line", None, None, None),
+        };
+        WitnessStep { thread, entry, round, function: s.function.clone(), span: s.span.clone(), event, region, address, value }
+    };
+    let mut out: Vec<WitnessStep> = Vec::new();
+    let mut access = None;
+    let mut position_of_access = 0;
+    for &(round, _, i) in &ran_steps {
+        // A switch that did not change the round is no switch.
+        if let StepKind::Switch { from, to } = steps[i].kind {
+            if int(from) == int(to) {
+                continue;
+            }
+        }
+        let step = to_step(i, round);
+        if i == check.access {
+            access = Some(step.clone());
+            position_of_access = out.len();
+        }
+        out.push(step);
+    }
+    let access = access.unwrap_or_else(|| to_step(check.access, int(check.before).unwrap_or(1) as u32));
+    let address = int(check.address);
+    let conflict = out[position_of_access.min(out.len())..]
+        .iter()
+        .filter(|s| s.thread != access.thread && s.thread != 0 && s.event == "write" && s.region == access.region && s.address == address)
+        .last()
+        .cloned();
+    Witness { steps: out, access, conflict }
+}
