@@ -1,11 +1,19 @@
 //! The lockset phase against the race expectations of the corpus
-//! (docs/expectations.md): for every driver under drivers/corpus-races/,
-//! the potential races `racewatch check` reports must be exactly the
-//! `@expect race EP1 EP2 "REGION"` lines (a missing race and an unexpected
-//! one both fail), every `@expect proven EP1 EP2` pair must be proven on
-//! every region (or not formed at all, because the kernel serialises it),
-//! and no pair may be unknown. Every racy driver has a fixed twin
-//! (`NAME_race.c`, `NAME_fixed.c`) that must be proven entirely.
+//! (docs/expectations.md), for two corpora: drivers/corpus-races/ (racy
+//! drivers and their fixed twins) and drivers/corpus-precise/ (race-free
+//! drivers whose lockset alarms are false, for the precise phase to
+//! refute). For every driver of both, the potential races `racewatch
+//! check` reports must be exactly the `@expect race EP1 EP2 "REGION"` lines
+//! (a missing race and an unexpected one both fail), every `@expect proven
+//! EP1 EP2` pair must be proven on every region (or not formed at all,
+//! because the kernel serialises it), and no pair may be unknown. Every
+//! racy driver (`NAME_race.c`) has a fixed twin (`NAME_fixed.c`) that must
+//! be proven entirely. In a racy driver, both accesses the report shows for
+//! a real race (one not expected `not-found`) must lie on lines marked
+//! `@racy`. `@expect confirmed` and `@expect not-found` belong to the
+//! precise phase's test; here they are only checked to name a race the same
+//! file expects, and every race of drivers/corpus-precise/ must have its
+//! `not-found`.
 
 #[allow(dead_code)] // only the directive parser and the session are used here
 mod support;
@@ -16,17 +24,78 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/corpus-races");
+/// The C files of one corpus directory under drivers/, sorted.
+fn c_files(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers").join(dir);
     let mut files: Vec<PathBuf> =
         std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
     files.sort();
     files
 }
 
+/// Racy drivers and their fixed twins.
+fn corpus() -> Vec<PathBuf> {
+    c_files("corpus-races")
+}
+
+/// Race-free drivers whose lockset alarms are false.
+fn precise_corpus() -> Vec<PathBuf> {
+    c_files("corpus-precise")
+}
+
+fn name_of(file: &Path) -> String {
+    file.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+type Race = (String, String, String);
+
+/// The `race`, `proven` and precise-phase (`confirmed`, `not-found`)
+/// directives of a file; anything malformed is a problem.
+struct RaceExpectations {
+    races: BTreeSet<Race>,
+    proven: BTreeSet<(String, String)>,
+    confirmed: BTreeSet<Race>,
+    not_found: BTreeSet<Race>,
+}
+
+fn race_expectations(file: &Path, problems: &mut Vec<String>) -> RaceExpectations {
+    let name = name_of(file);
+    let text = std::fs::read_to_string(file).unwrap();
+    let expected = support::expectations::parse(&text, false).unwrap_or_else(|m| panic!("{name}: {m}"));
+    let mut e = RaceExpectations {
+        races: BTreeSet::new(),
+        proven: BTreeSet::new(),
+        confirmed: BTreeSet::new(),
+        not_found: BTreeSet::new(),
+    };
+    for (directive, words) in &expected.later {
+        match (directive.as_str(), words.as_slice()) {
+            ("proven", [a, b]) => {
+                e.proven.insert((a.clone(), b.clone()));
+            }
+            (d @ ("race" | "confirmed" | "not-found"), [a, b, region]) => {
+                let set = match d {
+                    "race" => &mut e.races,
+                    "confirmed" => &mut e.confirmed,
+                    _ => &mut e.not_found,
+                };
+                set.insert((a.clone(), b.clone(), region.clone()));
+            }
+            _ => problems.push(format!("{name}: malformed @expect {directive} {words:?}")),
+        }
+    }
+    e
+}
+
+/// The 1-based numbers of the lines of a file marked `@racy` (in a comment).
+fn racy_lines(file: &Path) -> BTreeSet<u32> {
+    let text = std::fs::read_to_string(file).unwrap();
+    (1..).zip(text.lines()).filter(|(_, l)| l.contains("@racy")).map(|(n, _)| n).collect()
+}
+
 #[test]
 fn every_racy_corpus_driver_has_a_fixed_twin() {
-    let files: BTreeSet<String> = corpus().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let files: BTreeSet<String> = corpus().iter().map(|p| name_of(p)).collect();
     let missing: Vec<&String> =
         files.iter().filter(|f| f.ends_with("_race.c") && !files.contains(&f.replace("_race.c", "_fixed.c"))).collect();
     assert!(missing.is_empty(), "racy drivers without a fixed twin: {missing:?}");
@@ -34,27 +103,53 @@ fn every_racy_corpus_driver_has_a_fixed_twin() {
 }
 
 #[test]
+fn precise_phase_expectations_name_expected_races() {
+    let mut problems = Vec::new();
+    for file in corpus() {
+        let name = name_of(&file);
+        let e = race_expectations(&file, &mut problems);
+        for (what, set) in [("confirmed", &e.confirmed), ("not-found", &e.not_found)] {
+            for r in set.difference(&e.races) {
+                problems.push(format!("{name}: @expect {what} {} {} {:?} names no expected race", r.0, r.1, r.2));
+            }
+        }
+        for r in e.confirmed.intersection(&e.not_found) {
+            problems.push(format!("{name}: {} {} {:?} both confirmed and not-found", r.0, r.1, r.2));
+        }
+    }
+    let precise = precise_corpus();
+    for file in &precise {
+        let name = name_of(file);
+        let e = race_expectations(file, &mut problems);
+        if name.ends_with("_race.c") || name.ends_with("_fixed.c") {
+            problems.push(format!("{name}: drivers/corpus-precise/ holds no racy/fixed pairs"));
+        }
+        if e.races.is_empty() {
+            problems.push(format!("{name}: expects no lockset alarm to refute"));
+        }
+        if !e.confirmed.is_empty() {
+            problems.push(format!("{name}: a race-free driver expects a confirmed race"));
+        }
+        if e.not_found != e.races {
+            problems.push(format!("{name}: every expected race, and nothing else, must be not-found"));
+        }
+    }
+    assert!(precise.len() >= 8, "the precise corpus must hold at least 8 drivers, found {}", precise.len());
+    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+}
+
+#[test]
 fn lockset_verdicts_match_the_race_expectations() {
     let session = support::session(1);
     let options = Options::default();
     let mut problems = Vec::new();
-    for file in corpus() {
-        let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&file).unwrap();
-        let expected = support::expectations::parse(&text, false).unwrap_or_else(|m| panic!("{name}: {m}"));
-        let mut want_races = BTreeSet::new();
-        let mut want_proven = BTreeSet::new();
-        for (directive, words) in &expected.later {
-            match (directive.as_str(), words.as_slice()) {
-                ("race", [a, b, region]) => {
-                    want_races.insert((a.clone(), b.clone(), region.clone()));
-                }
-                ("proven", [a, b]) => {
-                    want_proven.insert((a.clone(), b.clone()));
-                }
-                _ => problems.push(format!("{name}: malformed @expect {directive} {words:?}")),
-            }
-        }
+    for file in corpus().into_iter().chain(precise_corpus()) {
+        let name = name_of(&file);
+        let expected = race_expectations(&file, &mut problems);
+        let (want_races, want_proven, false_alarms) = (expected.races, expected.proven, expected.not_found);
+        // In a racy driver, both accesses shown for a real race (one not
+        // expected `not-found`) must lie on lines marked `@racy`.
+        let racy = name.ends_with("_race.c").then(|| racy_lines(&file));
         if name.ends_with("_fixed.c") && !want_races.is_empty() {
             problems.push(format!("{name}: a fixed twin expects races"));
         }
@@ -69,8 +164,21 @@ fn lockset_verdicts_match_the_race_expectations() {
         for pair in &verdicts {
             for (region, verdict) in &pair.regions {
                 match verdict {
-                    Verdict::Race(_) => {
-                        got_races.insert((pair.first.clone(), pair.second.clone(), region.clone()));
+                    Verdict::Race(accesses) => {
+                        let key = (pair.first.clone(), pair.second.clone(), region.clone());
+                        let real = want_races.contains(&key) && !false_alarms.contains(&key);
+                        if let Some(racy) = racy.as_ref().filter(|_| real) {
+                            for a in accesses.iter() {
+                                let line = a.span.as_ref().map(|s| s.line);
+                                if !line.is_some_and(|l| racy.contains(&l)) {
+                                    problems.push(format!(
+                                        "{name}: {} {} {region:?}: the access of {} at line {line:?} is not marked @racy",
+                                        pair.first, pair.second, a.entry
+                                    ));
+                                }
+                            }
+                        }
+                        got_races.insert(key);
                     }
                     Verdict::Unknown(why) => {
                         problems.push(format!("{name}: unknown {} {} {region:?}: {why}", pair.first, pair.second))

@@ -37,7 +37,7 @@ static ssize_t rwai_write(struct file *file, const char __user *buf,
 		return -EINVAL;
 	if (rec.index >= RWAI_NREGS)
 		return -EINVAL;
-	rwai_regs[rec.index] = rec.value;		/* unprotected */
+	rwai_regs[rec.index] = rec.value;		/* @racy: unprotected */
 	return count;
 }
 
@@ -54,16 +54,19 @@ static long rwai_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (rec.index >= RWAI_NREGS)
 		return -EINVAL;
 	if (cmd == RWAI_IOC_SET) {
-		rwai_regs[rec.index] = rec.value;	/* unprotected */
+		rwai_regs[rec.index] = rec.value;	/* @racy: unprotected */
 		return 0;
 	}
-	rec.value = rwai_regs[rec.index];		/* unprotected */
+	rec.value = rwai_regs[rec.index];		/* @racy: unprotected */
 	return copy_to_user(argp, &rec, sizeof(rec)) ? -EFAULT : 0;
 }
 
 // @expect race rwai_write rwai_write "global rwai_regs"
+// @expect confirmed rwai_write rwai_write "global rwai_regs"
 // @expect race rwai_write rwai_ioctl "global rwai_regs"
+// @expect confirmed rwai_write rwai_ioctl "global rwai_regs"
 // @expect race rwai_ioctl rwai_ioctl "global rwai_regs"
+// @expect confirmed rwai_ioctl rwai_ioctl "global rwai_regs"
 
 static const struct file_operations rwai_fops = {
 	.owner		= THIS_MODULE,

@@ -64,8 +64,8 @@ static ssize_t rwaf_write(struct file *file, const char __user *buf,
 	if (atomic_read(&dev->busy))		/* check ... */
 		return -EBUSY;
 	atomic_set(&dev->busy, 1);		/* ... then set: not a lock */
-	dev->cmd = v;
-	dev->cmd_seq++;
+	dev->cmd = v;	/* @racy */
+	dev->cmd_seq++;	/* @racy */
 	iowrite32(v, dev->base + RWAF_CMD);
 	atomic_set(&dev->busy, 0);
 	return count;
@@ -81,16 +81,20 @@ static long rwaf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	if (atomic_read(&dev->busy))
 		return -EBUSY;
-	last = (u64)dev->cmd_seq << 32 | dev->cmd;
+	last = (u64)dev->cmd_seq << 32 | dev->cmd;	/* @racy */
 	return copy_to_user((void __user *)arg, &last, sizeof(last)) ? -EFAULT : 0;
 }
 
 // @expect proven rwaf_irq rwaf_read
 // @expect proven rwaf_irq rwaf_write
 // @expect race rwaf_write rwaf_write "struct rwaf_dev.cmd"
+// @expect confirmed rwaf_write rwaf_write "struct rwaf_dev.cmd"
 // @expect race rwaf_write rwaf_write "struct rwaf_dev.cmd_seq"
+// @expect confirmed rwaf_write rwaf_write "struct rwaf_dev.cmd_seq"
 // @expect race rwaf_write rwaf_ioctl "struct rwaf_dev.cmd"
+// @expect confirmed rwaf_write rwaf_ioctl "struct rwaf_dev.cmd"
 // @expect race rwaf_write rwaf_ioctl "struct rwaf_dev.cmd_seq"
+// @expect confirmed rwaf_write rwaf_ioctl "struct rwaf_dev.cmd_seq"
 
 static const struct file_operations rwaf_fops = {
 	.owner		= THIS_MODULE,

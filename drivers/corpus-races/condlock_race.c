@@ -38,7 +38,7 @@ static ssize_t rwcl_write(struct file *file, const char __user *buf,
 
 	if (dev->use_lock)
 		mutex_lock(&dev->lock);
-	dev->transfers++;
+	dev->transfers++;	/* @racy */
 	if (dev->use_lock)
 		mutex_unlock(&dev->lock);
 	return count;
@@ -54,7 +54,7 @@ static ssize_t rwcl_read(struct file *file, char __user *buf, size_t count,
 	if (count < sizeof(n))
 		return -EINVAL;
 	mutex_lock(&dev->lock);
-	n = dev->transfers;
+	n = dev->transfers;	/* @racy */
 	mutex_unlock(&dev->lock);
 	if (copy_to_user(buf, &n, sizeof(n)))
 		return -EFAULT;
@@ -62,7 +62,9 @@ static ssize_t rwcl_read(struct file *file, char __user *buf, size_t count,
 }
 
 // @expect race rwcl_write rwcl_write "struct rwcl_dev.transfers"
+// @expect confirmed rwcl_write rwcl_write "struct rwcl_dev.transfers"
 // @expect race rwcl_write rwcl_read "struct rwcl_dev.transfers"
+// @expect confirmed rwcl_write rwcl_read "struct rwcl_dev.transfers"
 // @expect proven rwcl_read rwcl_read
 
 static const struct file_operations rwcl_fops = {

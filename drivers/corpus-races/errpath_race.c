@@ -67,7 +67,7 @@ static long rwep_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	ret = rwep_hw_write(dev, req.reg, req.val);
 	if (ret) {
 		mutex_unlock(&dev->lock);
-		dev->errors++;		/* BUG: counted after the unlock */
+		dev->errors++;		/* @racy: BUG: counted after the unlock */
 		return ret;
 	}
 	dev->shadow[req.reg] = req.val;
@@ -88,13 +88,15 @@ static ssize_t rwep_read(struct file *file, char __user *buf, size_t count,
 	if (count < sizeof(errors))
 		return -EINVAL;
 	mutex_lock(&dev->lock);
-	errors = dev->errors;
+	errors = dev->errors;	/* @racy */
 	mutex_unlock(&dev->lock);
 	return copy_to_user(buf, &errors, 4) ? -EFAULT : sizeof(errors);
 }
 
 // @expect race rwep_ioctl rwep_ioctl "struct rwep_dev.errors"
+// @expect confirmed rwep_ioctl rwep_ioctl "struct rwep_dev.errors"
 // @expect race rwep_ioctl rwep_read "struct rwep_dev.errors"
+// @expect confirmed rwep_ioctl rwep_read "struct rwep_dev.errors"
 // @expect proven rwep_read rwep_read
 
 static const struct file_operations rwep_fops = {

@@ -40,19 +40,19 @@ struct rwfp_dev {
 
 static void rwfp_v1_set_gain(struct rwfp_dev *dev, u32 gain)
 {
-	dev->gain = gain;
+	dev->gain = gain;	/* @racy */
 	iowrite32(gain, dev->base + RWFP_V1_GAIN);
 }
 
 static void rwfp_v2_set_gain(struct rwfp_dev *dev, u32 gain)
 {
-	dev->gain = clamp_val(gain, 1, 64);
-	iowrite16(dev->gain, dev->base + RWFP_V2_GAIN);
+	dev->gain = clamp_val(gain, 1, 64);	/* @racy */
+	iowrite16(dev->gain, dev->base + RWFP_V2_GAIN);	/* @racy */
 }
 
 static u32 rwfp_get_gain(struct rwfp_dev *dev)
 {
-	return dev->gain;
+	return dev->gain;	/* @racy */
 }
 
 static const struct rwfp_chip_ops rwfp_v1_ops = {
@@ -88,6 +88,7 @@ static long rwfp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 // @expect race rwfp_ioctl rwfp_ioctl "struct rwfp_dev.gain"
+// @expect confirmed rwfp_ioctl rwfp_ioctl "struct rwfp_dev.gain"
 
 static const struct file_operations rwfp_fops = {
 	.owner		= THIS_MODULE,

@@ -26,7 +26,7 @@ static ssize_t rwgc_write(struct file *file, const char __user *buf,
 {
 	if (!count)
 		return 0;
-	rwgc_events += count;		/* unprotected read-modify-write */
+	rwgc_events += count;		/* @racy: unprotected read-modify-write */
 	return count;
 }
 
@@ -37,10 +37,10 @@ static long rwgc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case RWGC_IOC_RESET:
-		rwgc_events = 0;	/* unprotected write */
+		rwgc_events = 0;	/* @racy: unprotected write */
 		return 0;
 	case RWGC_IOC_GET:
-		val = rwgc_events;	/* unprotected read */
+		val = rwgc_events;	/* @racy: unprotected read */
 		if (copy_to_user((void __user *)arg, &val, sizeof(val)))
 			return -EFAULT;
 		return 0;
@@ -50,8 +50,12 @@ static long rwgc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 // @expect race rwgc_write rwgc_write "global rwgc_events"
+// @expect confirmed rwgc_write rwgc_write "global rwgc_events"
 // @expect race rwgc_write rwgc_ioctl "global rwgc_events"
+// @expect confirmed rwgc_write rwgc_ioctl "global rwgc_events"
 // @expect race rwgc_ioctl rwgc_ioctl "global rwgc_events"
+// ^ not confirmable after init alone: two ioctls write 0 and read a counter
+// that stays 0 unless a write() ran before the pair (a same-value race).
 
 static const struct file_operations rwgc_fops = {
 	.owner		= THIS_MODULE,

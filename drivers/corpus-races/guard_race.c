@@ -66,7 +66,7 @@ static ssize_t rwgd_read(struct file *file, char __user *buf, size_t count,
 	{
 		guard(mutex)(&rwgd.lock);
 		st.level = rwgd.level;
-		st.updates = rwgd.updates;
+		st.updates = rwgd.updates;	/* @racy */
 	}
 	return copy_to_user(buf, &st, sizeof(st)) ? -EFAULT : sizeof(st);
 }
@@ -83,7 +83,7 @@ static ssize_t rwgd_write(struct file *file, const char __user *buf,
 		return -EINVAL;
 	scoped_guard(mutex, &rwgd.lock)
 		rwgd.level = v;
-	rwgd.updates++;			/* BUG: outside the guard's scope */
+	rwgd.updates++;			/* @racy: BUG: outside the guard's scope */
 	return count;
 }
 
@@ -92,7 +92,9 @@ static ssize_t rwgd_write(struct file *file, const char __user *buf,
 // @expect proven rwgd_ioctl rwgd_write
 // @expect proven rwgd_read rwgd_read
 // @expect race rwgd_read rwgd_write "struct rwgd_dev.updates"
+// @expect confirmed rwgd_read rwgd_write "struct rwgd_dev.updates"
 // @expect race rwgd_write rwgd_write "struct rwgd_dev.updates"
+// @expect confirmed rwgd_write rwgd_write "struct rwgd_dev.updates"
 
 static const struct file_operations rwgd_fops = {
 	.owner		= THIS_MODULE,

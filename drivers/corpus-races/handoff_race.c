@@ -63,6 +63,7 @@ static void rwho_work(struct work_struct *work)
 // false alarm: the flag hands the slot from the single producer to the
 // single consumer; the precise phase should refute this report.
 // @expect race rwho_irq rwho_work "struct rwho_dev.slot"
+// @expect not-found rwho_irq rwho_work "struct rwho_dev.slot"
 
 // @expect init rwho_probe
 // @expect entry-point rwho_probe probe platform_driver.probe

@@ -31,7 +31,7 @@ static loff_t rwls_llseek(struct file *file, loff_t offset, int origin)
 {
 	switch (origin) {
 	case SEEK_CUR:
-		offset += file->f_pos;
+		offset += file->f_pos;	/* @racy */
 		break;
 	case SEEK_END:
 		offset += RWLS_SIZE;
@@ -43,8 +43,8 @@ static loff_t rwls_llseek(struct file *file, loff_t offset, int origin)
 	}
 	if (offset < 0 || offset > RWLS_SIZE)
 		return -EINVAL;
-	file->f_pos = offset;		/* unprotected write */
-	return file->f_pos;		/* unprotected read */
+	file->f_pos = offset;		/* @racy: unprotected write */
+	return file->f_pos;		/* @racy: unprotected read */
 }
 
 // @expect entry-point rwls_read callback file_operations.read
@@ -70,6 +70,7 @@ static ssize_t rwls_read(struct file *file, char __user *buf, size_t count,
 }
 
 // @expect race rwls_llseek rwls_llseek "struct file.f_pos"
+// @expect confirmed rwls_llseek rwls_llseek "struct file.f_pos"
 // @expect proven rwls_read rwls_read
 // @expect proven rwls_llseek rwls_read
 

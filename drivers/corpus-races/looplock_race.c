@@ -55,7 +55,7 @@ static ssize_t rwlp_write(struct file *file, const char __user *buf,
 		rwlp.head = (rwlp.head + 1) % RWLP_DEPTH;
 		spin_unlock_irqrestore(&rwlp.lock, flags);
 	}
-	rwlp.pushed += n;		/* BUG: after the loop, lock dropped */
+	rwlp.pushed += n;		/* @racy: BUG: after the loop, lock dropped */
 	return n * 4;
 }
 
@@ -75,7 +75,7 @@ static ssize_t rwlp_read(struct file *file, char __user *buf, size_t count,
 	}
 	out.word = rwlp.slot[rwlp.tail];
 	rwlp.tail = (rwlp.tail + 1) % RWLP_DEPTH;
-	out.pushed = rwlp.pushed;
+	out.pushed = rwlp.pushed;	/* @racy */
 	spin_unlock_irqrestore(&rwlp.lock, flags);
 	if (copy_to_user(buf, &out, sizeof(out)))
 		return -EFAULT;
@@ -83,7 +83,9 @@ static ssize_t rwlp_read(struct file *file, char __user *buf, size_t count,
 }
 
 // @expect race rwlp_write rwlp_write "struct rwlp_fifo.pushed"
+// @expect confirmed rwlp_write rwlp_write "struct rwlp_fifo.pushed"
 // @expect race rwlp_write rwlp_read "struct rwlp_fifo.pushed"
+// @expect confirmed rwlp_write rwlp_read "struct rwlp_fifo.pushed"
 /* slot, head and tail are accessed in the locked part of every iteration. */
 // @expect proven rwlp_read rwlp_read
 

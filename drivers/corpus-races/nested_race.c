@@ -43,7 +43,7 @@ static irqreturn_t rwnest_irq(int irq, void *data)
 
 	spin_lock(&dev->hw_lock);
 	if (dev->mode == 0)
-		dev->overruns++;
+		dev->overruns++;	/* @racy */
 	dev->last = ioread32(dev->base + RWNEST_DATA);
 	spin_unlock(&dev->hw_lock);
 	return IRQ_HANDLED;
@@ -63,7 +63,7 @@ static long rwnest_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		dev->mode = arg & 3;
 		iowrite32(dev->mode, dev->base + RWNEST_CTRL);
 		spin_unlock_irq(&dev->hw_lock);
-		dev->overruns = 0;	/* cfg_lock only: the irq does not take it */
+		dev->overruns = 0;	/* @racy: cfg_lock only: the irq does not take it */
 		break;
 	case RWNEST_IOC_GET_OVR:
 		spin_lock_irq(&dev->hw_lock);
@@ -78,6 +78,7 @@ static long rwnest_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 // @expect race rwnest_irq rwnest_ioctl "struct rwnest_dev.overruns"
+// @expect confirmed rwnest_irq rwnest_ioctl "struct rwnest_dev.overruns"
 /* mode: {cfg_lock, hw_lock} against {hw_lock}; two ioctls share cfg_lock. */
 // @expect proven rwnest_ioctl rwnest_ioctl
 

@@ -44,7 +44,7 @@ static irqreturn_t rwnp_irq(int irq, void *data)
 
 	if (!isr)
 		return IRQ_NONE;
-	priv->tx_inflight -= ioread32(priv->base + RWNP_DONE);	/* BUG: no lock */
+	priv->tx_inflight -= ioread32(priv->base + RWNP_DONE);	/* @racy: BUG: no lock */
 	if (isr & BIT(31))
 		schedule_work(&priv->reset_work);
 	return IRQ_HANDLED;
@@ -57,7 +57,7 @@ static void rwnp_reset_work(struct work_struct *work)
 
 	spin_lock_irq(&priv->lock);
 	iowrite32(1, priv->base + RWNP_RESET);
-	priv->tx_inflight = 0;
+	priv->tx_inflight = 0;	/* @racy */
 	spin_unlock_irq(&priv->lock);
 }
 
@@ -68,11 +68,11 @@ static netdev_tx_t rwnp_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	unsigned long flags;
 
 	spin_lock_irqsave(&priv->lock, flags);
-	if (priv->tx_inflight >= RWNP_RING) {
+	if (priv->tx_inflight >= RWNP_RING) {	/* @racy */
 		spin_unlock_irqrestore(&priv->lock, flags);
 		return NETDEV_TX_BUSY;
 	}
-	priv->tx_inflight++;
+	priv->tx_inflight++;	/* @racy */
 	priv->tx_packets++;
 	iowrite32(skb->len, priv->base + RWNP_DOORBELL);
 	spin_unlock_irqrestore(&priv->lock, flags);
@@ -81,7 +81,9 @@ static netdev_tx_t rwnp_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 }
 
 // @expect race rwnp_irq rwnp_reset_work "struct rwnp_priv.tx_inflight"
+// @expect confirmed rwnp_irq rwnp_reset_work "struct rwnp_priv.tx_inflight"
 // @expect race rwnp_irq rwnp_start_xmit "struct rwnp_priv.tx_inflight"
+// @expect confirmed rwnp_irq rwnp_start_xmit "struct rwnp_priv.tx_inflight"
 // @expect proven rwnp_reset_work rwnp_start_xmit
 
 static const struct net_device_ops rwnp_netdev_ops = {

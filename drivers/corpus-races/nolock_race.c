@@ -36,9 +36,9 @@ static ssize_t rwnl_read(struct file *file, char __user *buf, size_t count,
 	if (count < sizeof(msg))
 		return -EINVAL;
 
-	msg.seq = rwnl.seq;		/* unprotected read */
-	msg.value = rwnl.value;		/* unprotected read */
-	rwnl.reads++;			/* unprotected read-modify-write */
+	msg.seq = rwnl.seq;		/* @racy: unprotected read */
+	msg.value = rwnl.value;		/* @racy: unprotected read */
+	rwnl.reads++;			/* @racy: unprotected read-modify-write */
 
 	if (copy_to_user(buf, &msg, sizeof(msg)))
 		return -EFAULT;
@@ -56,19 +56,24 @@ static ssize_t rwnl_write(struct file *file, const char __user *buf,
 	if (copy_from_user(&v, buf, sizeof(v)))
 		return -EFAULT;
 
-	rwnl.value = v;			/* unprotected write */
-	rwnl.seq++;			/* unprotected read-modify-write */
+	rwnl.value = v;			/* @racy: unprotected write */
+	rwnl.seq++;			/* @racy: unprotected read-modify-write */
 	return sizeof(v);
 }
 
 /* Two readers: both bump the read counter. */
 // @expect race rwnl_read rwnl_read "struct rwnl_dev.reads"
+// @expect confirmed rwnl_read rwnl_read "struct rwnl_dev.reads"
 /* A reader and a writer: the message and its sequence number. */
 // @expect race rwnl_read rwnl_write "struct rwnl_dev.seq"
+// @expect confirmed rwnl_read rwnl_write "struct rwnl_dev.seq"
 // @expect race rwnl_read rwnl_write "struct rwnl_dev.value"
+// @expect confirmed rwnl_read rwnl_write "struct rwnl_dev.value"
 /* Two writers. */
 // @expect race rwnl_write rwnl_write "struct rwnl_dev.seq"
+// @expect confirmed rwnl_write rwnl_write "struct rwnl_dev.seq"
 // @expect race rwnl_write rwnl_write "struct rwnl_dev.value"
+// @expect confirmed rwnl_write rwnl_write "struct rwnl_dev.value"
 
 static const struct file_operations rwnl_fops = {
 	.owner	= THIS_MODULE,

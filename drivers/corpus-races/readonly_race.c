@@ -52,7 +52,7 @@ static ssize_t rwro_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 	snap.version = dev->version;
 	for (i = 0; i < RWRO_NCAL; i++)
-		snap.calib[i] = dev->calib[i];
+		snap.calib[i] = dev->calib[i];	/* @racy */
 	if (copy_to_user(buf, &snap, sizeof(snap)))
 		return -EFAULT;
 	return sizeof(snap);
@@ -72,10 +72,10 @@ static long rwro_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (e.index >= RWRO_NCAL)
 		return -EINVAL;
 	if (cmd == RWRO_IOC_SET) {
-		dev->calib[e.index] = e.value;	/* unprotected write */
+		dev->calib[e.index] = e.value;	/* @racy: unprotected write */
 		return 0;
 	}
-	e.value = dev->calib[e.index];
+	e.value = dev->calib[e.index];	/* @racy */
 	if (copy_to_user(argp, &e, sizeof(e)))
 		return -EFAULT;
 	return 0;
@@ -86,6 +86,8 @@ static long rwro_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 /* ... but the setter races with every reader and with another setter. */
 // @expect race rwro_read rwro_ioctl "struct rwro_dev.calib"
 // @expect race rwro_ioctl rwro_ioctl "struct rwro_dev.calib"
+// Neither is confirmable within the default loop bound (2): a successful
+// probe() runs an 8-iteration loop before any pair (and read() another).
 
 static const struct file_operations rwro_fops = {
 	.owner		= THIS_MODULE,

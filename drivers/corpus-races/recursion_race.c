@@ -45,7 +45,7 @@ static void rwrc_clear(struct rwrc_dev *dev, unsigned int idx, unsigned int dept
 	spin_lock_irq(&dev->lock);
 	dev->clears++;
 	spin_unlock_irq(&dev->lock);
-	z->hits = 0;			/* BUG: outside the locked section */
+	z->hits = 0;			/* @racy: BUG: outside the locked section */
 	rwrc_clear(dev, z->first_child, depth + 1);
 	rwrc_clear(dev, z->next_sibling, depth + 1);
 }
@@ -57,7 +57,7 @@ static irqreturn_t rwrc_irq(int irq, void *data)
 	u32 zone = ioread32(dev->base + RWRC_ZONE_REG) % RWRC_NZONES;
 
 	spin_lock(&dev->lock);
-	dev->zones[zone].hits++;
+	dev->zones[zone].hits++;	/* @racy */
 	spin_unlock(&dev->lock);
 	return IRQ_HANDLED;
 }
@@ -77,7 +77,7 @@ static long rwrc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return 0;
 	case RWRC_IOC_GET:
 		spin_lock_irq(&dev->lock);
-		ret = dev->zones[arg].hits;
+		ret = dev->zones[arg].hits;	/* @racy */
 		spin_unlock_irq(&dev->lock);
 		return ret;
 	default:
@@ -87,6 +87,8 @@ static long rwrc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 // @expect race rwrc_irq rwrc_ioctl "struct rwrc_zone.hits"
 // @expect race rwrc_ioctl rwrc_ioctl "struct rwrc_zone.hits"
+// Neither is confirmable within the default loop bound (2): a successful
+// probe() builds the zone tree in an 8-iteration loop before any pair.
 
 static const struct file_operations rwrc_fops = {
 	.owner		= THIS_MODULE,

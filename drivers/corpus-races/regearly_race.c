@@ -43,7 +43,7 @@ static ssize_t rwre_read(struct file *file, char __user *buf, size_t count,
 	if (count < sizeof(mlux))
 		return -EINVAL;
 	mutex_lock(&dev->lock);
-	mlux = (s64)ioread32(dev->base + RWRE_RAW) * dev->scale + dev->offset;
+	mlux = (s64)ioread32(dev->base + RWRE_RAW) * dev->scale + dev->offset;	/* @racy */
 	mutex_unlock(&dev->lock);
 	return copy_to_user(buf, &mlux, sizeof(mlux)) ? -EFAULT : sizeof(mlux);
 }
@@ -59,7 +59,7 @@ static long rwre_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (!arg || arg > 100000)
 		return -EINVAL;
 	mutex_lock(&dev->lock);
-	dev->scale = arg;
+	dev->scale = arg;	/* @racy */
 	mutex_unlock(&dev->lock);
 	return 0;
 }
@@ -96,14 +96,16 @@ static int rwre_probe(struct platform_device *pdev)
 		return ret;
 	device_property_read_u32(&pdev->dev, "racewatch,scale", &scale);
 	device_property_read_u32(&pdev->dev, "racewatch,offset", &offset);
-	dev->scale = scale;
-	dev->offset = offset;
+	dev->scale = scale;	/* @racy */
+	dev->offset = offset;	/* @racy */
 	return 0;
 }
 
 // @expect race rwre_read rwre_probe "struct rwre_dev.scale"
 // @expect race rwre_read rwre_probe "struct rwre_dev.offset"
 // @expect race rwre_ioctl rwre_probe "struct rwre_dev.scale"
+// None is confirmable by the precise phase as it runs: these races are with
+// probe() itself, which runs to completion, alone, before every pair.
 // @expect proven rwre_read rwre_ioctl
 
 // @expect entry-point rwre_remove remove platform_driver.remove

@@ -31,8 +31,8 @@ static irqreturn_t rwrt_irq(int irq, void *data)
 	struct net_device *ndev = data;
 	struct rwrt_priv *priv = netdev_priv(ndev);
 
-	priv->link_up = ioread32(priv->base + RWRT_STATUS) & 1;	/* no RTNL */
-	if (priv->link_up)
+	priv->link_up = ioread32(priv->base + RWRT_STATUS) & 1;	/* @racy: no RTNL */
+	if (priv->link_up)	/* @racy */
 		netif_carrier_on(ndev);
 	else
 		netif_carrier_off(ndev);
@@ -44,7 +44,7 @@ static int rwrt_open(struct net_device *ndev)
 {
 	struct rwrt_priv *priv = netdev_priv(ndev);
 
-	priv->link_up = false;
+	priv->link_up = false;	/* @racy */
 	netif_carrier_off(ndev);
 	return 0;
 }
@@ -54,7 +54,7 @@ static int rwrt_stop(struct net_device *ndev)
 {
 	struct rwrt_priv *priv = netdev_priv(ndev);
 
-	priv->link_up = false;
+	priv->link_up = false;	/* @racy */
 	return 0;
 }
 
@@ -71,13 +71,16 @@ static int rwrt_get_ksettings(struct net_device *ndev,
 {
 	struct rwrt_priv *priv = netdev_priv(ndev);
 
-	cmd->base.speed = priv->link_up ? SPEED_1000 : SPEED_UNKNOWN;
+	cmd->base.speed = priv->link_up ? SPEED_1000 : SPEED_UNKNOWN;	/* @racy */
 	return 0;
 }
 
 // @expect race rwrt_irq rwrt_open "struct rwrt_priv.link_up"
+// @expect confirmed rwrt_irq rwrt_open "struct rwrt_priv.link_up"
 // @expect race rwrt_irq rwrt_stop "struct rwrt_priv.link_up"
+// @expect confirmed rwrt_irq rwrt_stop "struct rwrt_priv.link_up"
 // @expect race rwrt_irq rwrt_get_ksettings "struct rwrt_priv.link_up"
+// @expect confirmed rwrt_irq rwrt_get_ksettings "struct rwrt_priv.link_up"
 /* All under RTNL: serialised by the kernel, never paired. */
 // @expect proven rwrt_open rwrt_stop
 // @expect proven rwrt_open rwrt_get_ksettings

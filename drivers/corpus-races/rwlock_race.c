@@ -43,7 +43,7 @@ static irqreturn_t rwrl_irq(int irq, void *data)
 	u8 ch;
 
 	read_lock(&dev->map_lock);
-	ch = dev->route[src];
+	ch = dev->route[src];	/* @racy */
 	read_unlock(&dev->map_lock);
 	iowrite32(ch, dev->base + RWRL_REQ_GRANT);
 	return IRQ_HANDLED;
@@ -63,7 +63,7 @@ static ssize_t rwrl_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 	read_lock_irqsave(&dev->map_lock, flags);
 	for (i = 0; i < RWRL_NREQ; i++)
-		t.channel[i] = dev->route[i];
+		t.channel[i] = dev->route[i];	/* @racy */
 	read_unlock_irqrestore(&dev->map_lock, flags);
 	return copy_to_user(buf, &t, sizeof(t)) ? -EFAULT : sizeof(t);
 }
@@ -81,7 +81,7 @@ static long rwrl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (req >= RWRL_NREQ)
 		return -EINVAL;
 	read_lock_irqsave(&dev->map_lock, flags);	/* BUG: shared hold */
-	dev->route[req] = arg & 0xff;
+	dev->route[req] = arg & 0xff;	/* @racy */
 	read_unlock_irqrestore(&dev->map_lock, flags);
 	return 0;
 }
@@ -90,8 +90,12 @@ static long rwrl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect proven rwrl_irq rwrl_read
 // @expect proven rwrl_read rwrl_read
 // @expect race rwrl_irq rwrl_ioctl "struct rwrl_dev.route"
+// @expect confirmed rwrl_irq rwrl_ioctl "struct rwrl_dev.route"
 // @expect race rwrl_read rwrl_ioctl "struct rwrl_dev.route"
+// ^ not confirmable within the default loop bound (2): read() returns only
+// after its 16-iteration loop.
 // @expect race rwrl_ioctl rwrl_ioctl "struct rwrl_dev.route"
+// @expect confirmed rwrl_ioctl rwrl_ioctl "struct rwrl_dev.route"
 
 static const struct file_operations rwrl_fops = {
 	.owner		= THIS_MODULE,

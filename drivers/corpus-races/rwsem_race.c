@@ -47,7 +47,7 @@ static ssize_t rwrs_read(struct file *file, char __user *buf, size_t count,
 	down_read(&rwrs.cfg_sem);
 	cfg.mode = rwrs.mode;
 	cfg.rate = rwrs.rate;
-	rwrs.reads++;			/* BUG: a write under a shared hold */
+	rwrs.reads++;			/* @racy: BUG: a write under a shared hold */
 	up_read(&rwrs.cfg_sem);
 	return copy_to_user(buf, &cfg, sizeof(cfg)) ? -EFAULT : sizeof(cfg);
 }
@@ -69,7 +69,7 @@ static long rwrs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return 0;
 	case RWRS_IOC_READS:
 		down_read(&rwrs.cfg_sem);
-		n = rwrs.reads;
+		n = rwrs.reads;	/* @racy */
 		up_read(&rwrs.cfg_sem);
 		return n;
 	default:
@@ -78,7 +78,9 @@ static long rwrs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 // @expect race rwrs_read rwrs_read "struct rwrs_dev.reads"
+// @expect confirmed rwrs_read rwrs_read "struct rwrs_dev.reads"
 // @expect race rwrs_read rwrs_ioctl "struct rwrs_dev.reads"
+// @expect confirmed rwrs_read rwrs_ioctl "struct rwrs_dev.reads"
 // @expect proven rwrs_ioctl rwrs_ioctl
 
 static const struct file_operations rwrs_fops = {

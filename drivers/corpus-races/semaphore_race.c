@@ -46,8 +46,8 @@ static ssize_t rwsm_write(struct file *file, const char __user *buf,
 		return -EFAULT;
 	if (down_interruptible(&rwsm.sem))
 		return -ERESTARTSYS;
-	rwsm.cursor = (rwsm.cursor + n) % RWSM_COLS;
-	rwsm.writes++;
+	rwsm.cursor = (rwsm.cursor + n) % RWSM_COLS;	/* @racy */
+	rwsm.writes++;	/* @racy */
 	up(&rwsm.sem);
 	return n;
 }
@@ -63,17 +63,21 @@ static long rwsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	} else {
 		down(&rwsm.sem);
 	}
-	rwsm.cursor = 0;
-	rwsm.writes = 0;
+	rwsm.cursor = 0;	/* @racy */
+	rwsm.writes = 0;	/* @racy */
 	up(&rwsm.sem);
 	return 0;
 }
 
 // @expect proven rwsm_write rwsm_write
 // @expect race rwsm_write rwsm_ioctl "struct rwsm_dev.cursor"
+// @expect confirmed rwsm_write rwsm_ioctl "struct rwsm_dev.cursor"
 // @expect race rwsm_write rwsm_ioctl "struct rwsm_dev.writes"
+// @expect confirmed rwsm_write rwsm_ioctl "struct rwsm_dev.writes"
 // @expect race rwsm_ioctl rwsm_ioctl "struct rwsm_dev.cursor"
 // @expect race rwsm_ioctl rwsm_ioctl "struct rwsm_dev.writes"
+// ^ not confirmable by a value check: two ioctls both write 0 to both fields
+// and read neither (a same-value race).
 
 static const struct file_operations rwsm_fops = {
 	.owner		= THIS_MODULE,

@@ -36,7 +36,7 @@ static void rwtw_poll(struct timer_list *t)
 	struct rwtw_dev *dev = from_timer(dev, t, poll_timer);
 
 	if (ioread32(dev->base + RWTW_TEMP) > dev->threshold) {
-		dev->events++;			/* no lock */
+		dev->events++;			/* @racy: no lock */
 		schedule_work(&dev->boost_work);
 	}
 	mod_timer(&dev->poll_timer, jiffies + HZ);
@@ -48,10 +48,11 @@ static void rwtw_boost(struct work_struct *work)
 	struct rwtw_dev *dev = container_of(work, struct rwtw_dev, boost_work);
 
 	iowrite32(100, dev->base + RWTW_FAN);
-	dev->events++;				/* no lock */
+	dev->events++;				/* @racy: no lock */
 }
 
 // @expect race rwtw_poll rwtw_boost "struct rwtw_dev.events"
+// @expect confirmed rwtw_poll rwtw_boost "struct rwtw_dev.events"
 
 // @expect init rwtw_probe
 // @expect entry-point rwtw_probe probe platform_driver.probe

@@ -46,11 +46,11 @@ static long rwtry_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (mutex_trylock(&dev->lock)) {
 		dev->charge = ioread32(dev->base + RWTRY_CHARGE);
 		charge = dev->charge;
-		dev->polls++;
+		dev->polls++;	/* @racy */
 		mutex_unlock(&dev->lock);
 	} else {
 		charge = U32_MAX;	/* "busy, try again" */
-		dev->polls++;		/* BUG: the mutex is not held here */
+		dev->polls++;		/* @racy: BUG: the mutex is not held here */
 	}
 	return copy_to_user((void __user *)arg, &charge, sizeof(charge)) ?
 		-EFAULT : 0;
@@ -68,7 +68,7 @@ static ssize_t rwtry_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 	mutex_lock(&dev->lock);
 	rep.charge = dev->charge;
-	rep.polls = dev->polls;
+	rep.polls = dev->polls;	/* @racy */
 	mutex_unlock(&dev->lock);
 	if (copy_to_user(buf, &rep, sizeof(rep)))
 		return -EFAULT;
@@ -76,7 +76,9 @@ static ssize_t rwtry_read(struct file *file, char __user *buf, size_t count,
 }
 
 // @expect race rwtry_ioctl rwtry_ioctl "struct rwtry_dev.polls"
+// @expect confirmed rwtry_ioctl rwtry_ioctl "struct rwtry_dev.polls"
 // @expect race rwtry_ioctl rwtry_read "struct rwtry_dev.polls"
+// @expect confirmed rwtry_ioctl rwtry_read "struct rwtry_dev.polls"
 /* charge is only touched on the success path, so it races nowhere. */
 // @expect proven rwtry_read rwtry_read
 

@@ -39,7 +39,7 @@ static irqreturn_t rwtl_irq(int irq, void *data)
 	u32 sample = ioread32(dev->base + RWTL_SAMPLE);
 
 	spin_lock(&dev->lock);
-	if (sample > dev->threshold)
+	if (sample > dev->threshold)	/* @racy */
 		dev->alarms++;
 	spin_unlock(&dev->lock);
 	return IRQ_HANDLED;
@@ -80,7 +80,7 @@ static long rwtl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (copy_from_user(&v, (void __user *)arg, sizeof(v)))
 			return -EFAULT;
 		mutex_lock(&dev->cfg_lock);
-		dev->threshold = v;	/* BUG: the irq only takes dev->lock */
+		dev->threshold = v;	/* @racy: BUG: the irq only takes dev->lock */
 		mutex_unlock(&dev->cfg_lock);
 		return 0;
 	default:
@@ -89,6 +89,7 @@ static long rwtl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 // @expect race rwtl_irq rwtl_ioctl "struct rwtl_dev.threshold"
+// @expect confirmed rwtl_irq rwtl_ioctl "struct rwtl_dev.threshold"
 // @expect proven rwtl_irq rwtl_write
 // @expect proven rwtl_write rwtl_ioctl
 
