@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main job: racewatch over the shipped driver corpus (or the paths given),
 # after the idempotent set-up: each driver's entry points, the pairs of them
-# that may run concurrently, and the lockset verification of every pair
-# (potential races are findings, not failures: the script fails only on
-# errors).
+# that may run concurrently, the lockset verification of every pair, and the
+# bounded precise search of what stays unproven (races are findings, not
+# failures: the script fails only on errors).
 #   scripts/check-drivers.sh [PATH...]     (default: drivers/)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,5 +15,5 @@ target/release/racewatch entry-points "$@" || status=$?
 echo
 target/release/racewatch pairs "$@" || status=$?
 echo
-target/release/racewatch check "$@" || { code=$?; [ "$code" -eq 2 ] && status=2; }
+target/release/racewatch check --precise "$@" || { code=$?; [ "$code" -eq 2 ] && status=2; }
 exit "$status"

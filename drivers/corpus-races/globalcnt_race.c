@@ -54,8 +54,7 @@ static long rwgc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect race rwgc_write rwgc_ioctl "global rwgc_events"
 // @expect confirmed rwgc_write rwgc_ioctl "global rwgc_events"
 // @expect race rwgc_ioctl rwgc_ioctl "global rwgc_events"
-// ^ not confirmable after init alone: two ioctls write 0 and read a counter
-// that stays 0 unless a write() ran before the pair (a same-value race).
+// @expect confirmed rwgc_ioctl rwgc_ioctl "global rwgc_events"
 
 static const struct file_operations rwgc_fops = {
 	.owner		= THIS_MODULE,

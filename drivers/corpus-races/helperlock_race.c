@@ -97,9 +97,9 @@ static long rwhl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect race rwhl_write rwhl_ioctl "struct rwhl_dev.writes"
 // @expect confirmed rwhl_write rwhl_ioctl "struct rwhl_dev.writes"
 // @expect race rwhl_ioctl rwhl_ioctl "struct rwhl_dev.bytes"
+// @expect confirmed rwhl_ioctl rwhl_ioctl "struct rwhl_dev.bytes"
 // @expect race rwhl_ioctl rwhl_ioctl "struct rwhl_dev.writes"
-// ^ not confirmable after init alone: two ioctls write 0 and read counters
-// that stay 0 unless a write() ran before the pair (a same-value race).
+// @expect confirmed rwhl_ioctl rwhl_ioctl "struct rwhl_dev.writes"
 
 static const struct file_operations rwhl_fops = {
 	.owner		= THIS_MODULE,

@@ -68,8 +68,7 @@ static ssize_t rwis_read(struct file *file, char __user *buf, size_t count,
 // @expect race rwis_irq rwis_read "struct rwis_dev.pulses"
 // @expect confirmed rwis_irq rwis_read "struct rwis_dev.pulses"
 // @expect race rwis_read rwis_read "struct rwis_dev.pulses"
-// ^ not confirmable after init alone: two readers read 0 and write 0 unless
-// the interrupt counted a pulse before the pair (a same-value race).
+// @expect confirmed rwis_read rwis_read "struct rwis_dev.pulses"
 
 static const struct file_operations rwis_fops = {
 	.owner	= THIS_MODULE,

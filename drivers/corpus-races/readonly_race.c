@@ -85,9 +85,9 @@ static long rwro_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect proven rwro_read rwro_read
 /* ... but the setter races with every reader and with another setter. */
 // @expect race rwro_read rwro_ioctl "struct rwro_dev.calib"
+// @expect confirmed rwro_read rwro_ioctl "struct rwro_dev.calib"
 // @expect race rwro_ioctl rwro_ioctl "struct rwro_dev.calib"
-// Neither is confirmable within the default loop bound (2): a successful
-// probe() runs an 8-iteration loop before any pair (and read() another).
+// @expect confirmed rwro_ioctl rwro_ioctl "struct rwro_dev.calib"
 
 static const struct file_operations rwro_fops = {
 	.owner		= THIS_MODULE,

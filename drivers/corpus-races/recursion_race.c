@@ -86,9 +86,9 @@ static long rwrc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 // @expect race rwrc_irq rwrc_ioctl "struct rwrc_zone.hits"
+// @expect confirmed rwrc_irq rwrc_ioctl "struct rwrc_zone.hits"
 // @expect race rwrc_ioctl rwrc_ioctl "struct rwrc_zone.hits"
-// Neither is confirmable within the default loop bound (2): a successful
-// probe() builds the zone tree in an 8-iteration loop before any pair.
+// @expect confirmed rwrc_ioctl rwrc_ioctl "struct rwrc_zone.hits"
 
 static const struct file_operations rwrc_fops = {
 	.owner		= THIS_MODULE,

@@ -102,10 +102,11 @@ static int rwre_probe(struct platform_device *pdev)
 }
 
 // @expect race rwre_read rwre_probe "struct rwre_dev.scale"
+// @expect confirmed rwre_read rwre_probe "struct rwre_dev.scale"
 // @expect race rwre_read rwre_probe "struct rwre_dev.offset"
+// @expect confirmed rwre_read rwre_probe "struct rwre_dev.offset"
 // @expect race rwre_ioctl rwre_probe "struct rwre_dev.scale"
-// None is confirmable by the precise phase as it runs: these races are with
-// probe() itself, which runs to completion, alone, before every pair.
+// @expect confirmed rwre_ioctl rwre_probe "struct rwre_dev.scale"
 // @expect proven rwre_read rwre_ioctl
 
 // @expect entry-point rwre_remove remove platform_driver.remove

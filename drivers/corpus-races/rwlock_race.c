@@ -92,8 +92,7 @@ static long rwrl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect race rwrl_irq rwrl_ioctl "struct rwrl_dev.route"
 // @expect confirmed rwrl_irq rwrl_ioctl "struct rwrl_dev.route"
 // @expect race rwrl_read rwrl_ioctl "struct rwrl_dev.route"
-// ^ not confirmable within the default loop bound (2): read() returns only
-// after its 16-iteration loop.
+// @expect confirmed rwrl_read rwrl_ioctl "struct rwrl_dev.route"
 // @expect race rwrl_ioctl rwrl_ioctl "struct rwrl_dev.route"
 // @expect confirmed rwrl_ioctl rwrl_ioctl "struct rwrl_dev.route"
 

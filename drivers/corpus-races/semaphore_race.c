@@ -75,9 +75,11 @@ static long rwsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect race rwsm_write rwsm_ioctl "struct rwsm_dev.writes"
 // @expect confirmed rwsm_write rwsm_ioctl "struct rwsm_dev.writes"
 // @expect race rwsm_ioctl rwsm_ioctl "struct rwsm_dev.cursor"
+// @expect confirmed-strict rwsm_ioctl rwsm_ioctl "struct rwsm_dev.cursor"
+// ^ both ioctls write 0: a same-value race, which only --strict confirms.
 // @expect race rwsm_ioctl rwsm_ioctl "struct rwsm_dev.writes"
-// ^ not confirmable by a value check: two ioctls both write 0 to both fields
-// and read neither (a same-value race).
+// @expect confirmed-strict rwsm_ioctl rwsm_ioctl "struct rwsm_dev.writes"
+// ^ both ioctls write 0: a same-value race, which only --strict confirms.
 
 static const struct file_operations rwsm_fops = {
 	.owner		= THIS_MODULE,

@@ -84,9 +84,9 @@ static long rwtk_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect race rwtk_rx_tasklet rwtk_ioctl "struct rwtk_dev.rx_bytes"
 // @expect confirmed rwtk_rx_tasklet rwtk_ioctl "struct rwtk_dev.rx_bytes"
 // @expect race rwtk_ioctl rwtk_ioctl "struct rwtk_dev.rx_frames"
+// @expect confirmed rwtk_ioctl rwtk_ioctl "struct rwtk_dev.rx_frames"
 // @expect race rwtk_ioctl rwtk_ioctl "struct rwtk_dev.rx_bytes"
-// ^ not confirmable after init alone: two ioctls write 0 and read counters
-// that stay 0 unless the tasklet ran before the pair (a same-value race).
+// @expect confirmed rwtk_ioctl rwtk_ioctl "struct rwtk_dev.rx_bytes"
 // @expect proven rwtk_rx_tasklet rwtk_irq
 
 static const struct file_operations rwtk_fops = {

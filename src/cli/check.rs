@@ -68,6 +68,18 @@ pub fn check_file_verdicts(session: &Session, file: &std::path::Path, options: &
     check_file(session, file, options, None).outcome
 }
 
+/// The pair verdicts and the precise phase's results of one file, for
+/// tests and tools using the library.
+pub fn check_file_precise_verdicts(
+    session: &Session,
+    file: &std::path::Path,
+    options: &Options,
+    precise: &crate::precise::Options,
+) -> Result<(Vec<PairVerdict>, Vec<crate::precise::PrecisePair>), FileError> {
+    let r = check_file_precise(session, file, options, Some(precise), None);
+    r.outcome.map(|v| (v, r.precise))
+}
+
 /// The pairs to check (indexing the lowered program's entry points) and
 /// the kernel pseudo locks each entry point runs holding, for a file's
 /// extracted entry points and lowered program.

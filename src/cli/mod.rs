@@ -13,7 +13,7 @@ mod render;
 mod xml;
 
 pub use args::{Cli, Command};
-pub use check::{check_file_verdicts, pairs_and_held};
+pub use check::{check_file_precise_verdicts, check_file_verdicts, pairs_and_held};
 
 use crate::analyses::pairs::classify_pairs;
 use crate::diagnostics::{FileError, render_file_error};

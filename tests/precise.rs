@@ -1,0 +1,161 @@
+//! The precise phase against the corpus expectations (docs/expectations.md).
+//!
+//! For every driver of drivers/corpus-races/ and drivers/corpus-precise/,
+//! each potential race the lockset phase reports (each `@expect race`) must
+//! carry exactly one precise expectation, and the precise phase, with its
+//! default bounds, must agree with it:
+//!
+//! - `@expect confirmed EP1 EP2 "REGION"`: confirmed, with a witness whose
+//!   racing access and conflicting write both lie on lines marked `@racy`;
+//! - `@expect confirmed-strict EP1 EP2 "REGION"`: a race that writes the
+//!   value already there, not confirmed by value checks but confirmed with
+//!   `--strict`, its witness on `@racy` lines too;
+//! - `@expect not-found EP1 EP2 "REGION"`: not found within the bounds.
+//!
+//! A missing precise verdict, an unexpected one and an unknown all fail.
+//! Every `*_race.c` race must be confirmed (plainly or strictly).
+
+#[allow(dead_code)]
+mod support;
+
+use racewatch::precise::{Options as PreciseOptions, PreciseVerdict, PrecisePair, Witness};
+use racewatch::verify::run::Options;
+use racewatch::verify::verdict::{PairVerdict, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn corpus() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["drivers/corpus-races", "drivers/corpus-precise"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "c") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+type Key = (String, String, String);
+
+fn racy_lines(text: &str) -> BTreeSet<u32> {
+    (1..).zip(text.lines()).filter(|(_, l)| l.contains("@racy")).map(|(n, _)| n).collect()
+}
+
+/// The precise verdicts by (first, second, region), both orders of the pair.
+fn verdicts(precise: &[PrecisePair]) -> BTreeMap<Key, PreciseVerdict> {
+    let mut out = BTreeMap::new();
+    for p in precise {
+        for (region, v) in &p.regions {
+            out.insert((p.first.clone(), p.second.clone(), region.clone()), v.clone());
+            out.insert((p.second.clone(), p.first.clone(), region.clone()), v.clone());
+        }
+    }
+    out
+}
+
+fn races(pairs: &[PairVerdict]) -> BTreeSet<Key> {
+    let mut out = BTreeSet::new();
+    for p in pairs {
+        for (region, v) in &p.regions {
+            if matches!(v, Verdict::Race(_)) {
+                out.insert((p.first.clone(), p.second.clone(), region.clone()));
+            }
+        }
+    }
+    out
+}
+
+fn witness_problem(w: &Witness, racy: &BTreeSet<u32>) -> Option<String> {
+    let line = |s: &racewatch::precise::WitnessStep| s.span.as_ref().map(|s| s.line);
+    let access = line(&w.access);
+    if !access.is_some_and(|l| racy.contains(&l)) {
+        return Some(format!("the witness's racing access at line {access:?} is not marked @racy"));
+    }
+    match &w.conflict {
+        Some(c) if line(c).is_some_and(|l| racy.contains(&l)) => None,
+        Some(c) => Some(format!("the witness's conflicting write at line {:?} is not marked @racy", line(c))),
+        None => Some("the witness shows no conflicting write".to_string()),
+    }
+}
+
+#[test]
+fn precise_verdicts_match_the_expectations() {
+    let session = support::session(2);
+    let options = Options::default();
+    let plain = PreciseOptions::default();
+    let strict = PreciseOptions { strict: true, ..PreciseOptions::default() };
+    let mut problems = Vec::new();
+    let mut confirmed = 0;
+    let mut not_found = 0;
+    for file in corpus() {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let expected = support::expectations::parse(&text, false).unwrap_or_else(|m| panic!("{name}: {m}"));
+        let mut want: BTreeMap<Key, &str> = BTreeMap::new();
+        for (directive, words) in &expected.later {
+            if let ("confirmed" | "confirmed-strict" | "not-found", [a, b, region]) = (directive.as_str(), words.as_slice()) {
+                if want.insert((a.clone(), b.clone(), region.clone()), directive.as_str()).is_some() {
+                    problems.push(format!("{name}: two precise expectations for {a} {b} {region:?}"));
+                }
+            }
+        }
+        let (pairs, precise) = racewatch::cli::check_file_precise_verdicts(&session, &file, &options, &plain)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let found = verdicts(&precise);
+        let needs_strict = want.values().any(|d| *d == "confirmed-strict");
+        let found_strict = if needs_strict {
+            let (_, p) = racewatch::cli::check_file_precise_verdicts(&session, &file, &options, &strict).unwrap();
+            verdicts(&p)
+        } else {
+            BTreeMap::new()
+        };
+        let racy = racy_lines(&text);
+        for (a, b, region) in races(&pairs) {
+            let key = (a.clone(), b.clone(), region.clone());
+            let swapped = (b.clone(), a.clone(), region.clone());
+            let Some(directive) = want.get(&key).or_else(|| want.get(&swapped)).copied() else {
+                problems.push(format!("{name}: {a} {b} {region:?}: a lockset race without a precise expectation"));
+                continue;
+            };
+            if name.ends_with("_race.c") && directive == "not-found" && !text.contains("false alarm") {
+                problems.push(format!("{name}: {a} {b} {region:?}: a racy driver's race expected not-found without saying why it is a false alarm"));
+            }
+            let verdict = found.get(&key);
+            match (directive, verdict) {
+                ("confirmed", Some(PreciseVerdict::Confirmed(w))) => {
+                    confirmed += 1;
+                    if let Some(p) = witness_problem(w, &racy) {
+                        problems.push(format!("{name}: {a} {b} {region:?}: {p}"));
+                    }
+                }
+                ("confirmed-strict", Some(PreciseVerdict::NotFound)) => match found_strict.get(&key) {
+                    Some(PreciseVerdict::Confirmed(w)) => {
+                        confirmed += 1;
+                        if let Some(p) = witness_problem(w, &racy) {
+                            problems.push(format!("{name}: {a} {b} {region:?} (strict): {p}"));
+                        }
+                    }
+                    other => problems.push(format!("{name}: {a} {b} {region:?}: expected confirmed with --strict, got {:?}", other.map(|v| v.as_str()))),
+                },
+                ("not-found", Some(PreciseVerdict::NotFound)) => not_found += 1,
+                (d, v) => problems.push(format!("{name}: {a} {b} {region:?}: expected {d}, got {:?}", v.map(|v| match v {
+                    PreciseVerdict::Unknown(why) => format!("unknown: {why}"),
+                    other => other.as_str().to_string(),
+                }))),
+            }
+        }
+        for (a, b, region) in want.keys() {
+            let mine = races(&pairs);
+            if !mine.contains(&(a.clone(), b.clone(), region.clone())) && !mine.contains(&(b.clone(), a.clone(), region.clone())) {
+                problems.push(format!("{name}: a precise expectation for {a} {b} {region:?}, which is no lockset race"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(confirmed >= 60, "only {confirmed} races confirmed");
+    assert!(not_found >= 6, "only {not_found} false alarms refuted");
+}
