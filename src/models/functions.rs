@@ -44,7 +44,14 @@
 //!   equal results (`netdev_priv`); nothing is assumed about results of
 //!   different arguments or functions, which may alias;
 //! - `arg` with `arg="N"`: argument N itself (`memset`).
+//!
+//! **Values of atomics.** An `<atomic>` may also say what it stores and
+//! what the call returns (`op`, `returns` and operand attributes,
+//! [`super::atomic_values`]); the call's result is then that `returns`, and
+//! `<returns>` is not allowed. At most one `<atomic>` of a function has an
+//! `op`.
 
+use super::atomic_values::{self, AtomicValue, WrittenValue};
 use super::{choice, reason_given};
 use serde::Deserialize;
 
@@ -91,6 +98,8 @@ pub struct AtomicEffect {
     pub access: AtomicAccess,
     /// How much it covers (`Pointee` or `Unbounded`).
     pub extent: Extent,
+    /// What it stores and what the call returns, when the model says.
+    pub value: Option<AtomicValue>,
 }
 
 /// What a modelled function returns.
@@ -106,6 +115,9 @@ pub enum ReturnModel {
     Uninterpreted,
     /// The given argument itself.
     Arg(usize),
+    /// What the function's atomic access with an `op` returns
+    /// ([`AtomicEffect::value`]).
+    Atomic,
 }
 
 /// What a kernel function does to driver memory.
@@ -170,6 +182,16 @@ struct AtomicXml {
     access: String,
     #[serde(rename = "@extent")]
     extent: Option<String>,
+    #[serde(rename = "@op")]
+    op: Option<String>,
+    #[serde(rename = "@returns")]
+    returns: Option<String>,
+    #[serde(rename = "@value-arg")]
+    value_arg: Option<usize>,
+    #[serde(rename = "@expected-arg")]
+    expected_arg: Option<usize>,
+    #[serde(rename = "@bit-arg")]
+    bit_arg: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -231,10 +253,27 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
         .map(|a| {
             let context = format!("{context} <atomic arg=\"{}\">", a.arg);
             let access = choice(&context, "access", &a.access, ATOMIC_ACCESSES)?;
-            Ok(AtomicEffect { arg: a.arg, access, extent: extent(&context, a.arg, None, a.extent.as_deref())? })
+            let extent = extent(&context, a.arg, None, a.extent.as_deref())?;
+            let written = WrittenValue {
+                op: a.op.as_deref(),
+                returns: a.returns.as_deref(),
+                value_arg: a.value_arg,
+                expected_arg: a.expected_arg,
+                bit_arg: a.bit_arg,
+            };
+            let value = atomic_values::atomic_value(&context, a.arg, access, &written)?;
+            Ok(AtomicEffect { arg: a.arg, access, extent, value })
         })
         .collect::<Result<Vec<_>, String>>()?;
+    let with_values = atomics.iter().filter(|a| a.value.is_some()).count();
+    if with_values > 1 {
+        return Err(format!("{context}: {with_values} <atomic> elements have an op; at most one may"));
+    }
     let returns = match f.returns {
+        None if with_values == 1 => ReturnModel::Atomic,
+        Some(_) if with_values == 1 => {
+            return Err(format!("{context}: <returns> and an <atomic> with op exclude each other (the atomic's returns is the result)"));
+        }
         None => ReturnModel::Havoc,
         Some(r) => {
             let context = format!("{context} <returns>");
@@ -287,7 +326,7 @@ mod tests {
         assert_eq!(memcpy.returns, ReturnModel::Arg(0));
         assert_eq!(m.functions["strcat"].reads.len(), 2);
         let add = &m.functions["atomic_add"];
-        assert_eq!(add.atomics, vec![AtomicEffect { arg: 1, access: AtomicAccess::Rmw, extent: Extent::Pointee }]);
+        assert_eq!(add.atomics, vec![AtomicEffect { arg: 1, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: None }]);
         assert_eq!(add.returns, ReturnModel::Havoc);
         assert!(m.functions["_printk"].has_no_effect());
     }

@@ -20,11 +20,13 @@
 //! **Invariant:** this module only reads and validates data; it knows nothing
 //! of clang or of any analysis.
 
+mod atomic_values;
 mod entry_points;
 mod functions;
 mod locks;
 mod serialisation;
 
+pub use atomic_values::{AtomicOp, AtomicResult, AtomicValue, BitUpdate};
 pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, Registration, Role};
 pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
 pub use locks::{
@@ -378,8 +380,25 @@ mod tests {
         assert!(f("copy_from_user").reads.is_empty());
         assert_eq!(f("copy_to_user").reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2) }]);
         assert_eq!(f("memset").returns, ReturnModel::Arg(0));
-        assert_eq!(f("atomic_inc").atomics, vec![AtomicEffect { arg: 0, access: AtomicAccess::Rmw, extent: Extent::Pointee }]);
+        let inc = AtomicValue { op: AtomicOp::Inc, returns: AtomicResult::None };
+        assert_eq!(f("atomic_inc").atomics, vec![AtomicEffect { arg: 0, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: Some(inc) }]);
         assert_eq!(f("atomic_add").atomics[0].arg, 1, "atomic_add(i, v): the counter is second");
+        let value = |name: &str| f(name).atomics[0].value.unwrap_or_else(|| panic!("{name} has no op"));
+        assert_eq!(value("atomic_add").op, AtomicOp::Add { value_arg: 0 }, "atomic_add(i, v): the operand is first");
+        assert_eq!(value("atomic_set").op, AtomicOp::Store { value_arg: 1 }, "atomic_set(v, i): the operand is second");
+        assert_eq!(value("atomic_cmpxchg").op, AtomicOp::Cmpxchg { expected_arg: 1, value_arg: 2 });
+        assert_eq!(value("atomic_dec_and_test"), AtomicValue { op: AtomicOp::Dec, returns: AtomicResult::NewIsZero });
+        assert_eq!(value("test_and_set_bit"), AtomicValue { op: AtomicOp::Bit { bit_arg: 0, update: BitUpdate::Set }, returns: AtomicResult::OldBit });
+        assert_eq!(value("_test_bit").op, AtomicOp::Bit { bit_arg: 0, update: BitUpdate::Keep });
+        assert_eq!(f("atomic_or").atomics[0].value, None, "a bitwise operand is not modelled: arbitrary");
+        // The 64-bit and long twins of a modelled atomic_ operation have its
+        // value semantics.
+        for twin in m.functions.values().filter(|g| g.name.starts_with("atomic64_") || g.name.starts_with("atomic_long_")) {
+            let base = twin.name.replacen("atomic64_", "atomic_", 1).replacen("atomic_long_", "atomic_", 1);
+            if let Some(base) = m.functions.get(&base) {
+                assert_eq!(twin.atomics[0].value, base.atomics[0].value, "{} and {}", twin.name, base.name);
+            }
+        }
         assert_eq!(f("atomic_read").atomics[0].access, AtomicAccess::Read);
         assert_eq!(f("set_bit").atomics[0].extent, Extent::Unbounded);
         let non_atomic = f("___set_bit");

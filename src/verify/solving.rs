@@ -218,3 +218,42 @@ impl PairSolver for SolverAdapter<'_> {
         self.check_terms(&[], extra)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::Term;
+
+    /// Division and remainder by a constant stay linear arithmetic (the
+    /// constant divisor folds through the sign cases into an SMT-LIB `div`
+    /// by a literal), so the exact bit operations of the atomic models
+    /// (`x % 2^(k+1)`) cost no uninterpreted function; only a product,
+    /// quotient or remainder of two non-constants becomes one.
+    #[test]
+    fn division_by_a_constant_stays_linear() {
+        let mut program = Program::new();
+        let x = program.add_global("x", Sort::Int, None);
+        let y = program.add_global("y", Sort::Int, None);
+        let mut t = TermBank::new();
+        let vars = vec![t.var("x", crate::solver::Sort::Int), t.var("y", crate::solver::Sort::Int)];
+        let nonlinear = |t: &TermBank| t.decls().filter(|(_, d)| d.name.starts_with("nonlinear.")).count();
+        let mut roots = Vec::new();
+        for e in [Expr::rem(Expr::var(x), Expr::int(128)), Expr::div(Expr::var(x), Expr::int(64)), Expr::rem(Expr::var(x), Expr::int(1i128 << 64))] {
+            roots.push(translate(&mut t, &program, &vars, &e));
+        }
+        assert_eq!(nonlinear(&t), 0);
+        let mut divisors = Vec::new();
+        let mut stack = roots;
+        while let Some(term) = stack.pop() {
+            if let Term::Div(_, divisor) = t.term(term) {
+                divisors.push(t.as_int(*divisor));
+            }
+            stack.extend(t.term(term).children());
+        }
+        divisors.sort();
+        divisors.dedup();
+        assert_eq!(divisors, vec![Some(64), Some(128), Some(1i128 << 64)], "every divisor is a literal");
+        translate(&mut t, &program, &vars, &Expr::rem(Expr::var(x), Expr::var(y)));
+        assert_eq!(nonlinear(&t), 1, "a remainder by a variable is uninterpreted");
+    }
+}

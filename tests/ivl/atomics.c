@@ -1,7 +1,7 @@
 // flags: kernel
-// atomic_t operations are modelled: atomic_inc and atomic_dec_and_test are
-// a load.atomic then a store.atomic of the counter, atomic_set a
-// store.atomic, atomic_read a load.atomic; results are arbitrary.
+// atomic_t operations have exact values: atomic_inc, atomic_dec_and_test are
+// a load.atomic then, adjacent, a store.atomic of counter +-1 (int-wrapped);
+// atomic_set stores 2; the results are exact (new == 0; the value loaded).
 #include <linux/atomic.h>
 struct obj { atomic_t refs; int data; };
 int f(struct obj *o) {

@@ -1,10 +1,10 @@
 //! Helpers for the lowering tests (`lowering_regions.rs`,
-//! `lowering_locks.rs`): write a C snippet to a temporary file, lower every
-//! function it defines through the library with the kernel flags (the
-//! Debian 6.12 headers scripts/setup.sh installs), and read back the facts
-//! the tests assert: the final regions and the region of each key, the
-//! locks, each procedure's commands with region and lock ids replaced by
-//! their names, and the warnings.
+//! `lowering_locks.rs`, `lowering_atomics.rs`): write a C snippet to a
+//! temporary file, lower every function it defines through the library
+//! with the kernel flags (the Debian 6.12 headers scripts/setup.sh
+//! installs), and read back the facts the tests assert: the final regions
+//! and the region of each key, the locks, each procedure's commands with
+//! region and lock ids replaced by their names, and the warnings.
 
 #![allow(dead_code)]
 

@@ -12,6 +12,8 @@
 //!    of the arguments' pointees (a range of addresses when the model gives
 //!    a size), atomic accesses, and the modelled result (fresh memory, an
 //!    argument, an uninterpreted function of the arguments, or arbitrary);
+//!    an atomic access with a value operation stores and returns exact
+//!    values ([`super::atomics`]);
 //! 4. a compiler builtin (`__builtin_expect`, …) is evaluated;
 //! 5. a function with a body becomes a `call` of its procedure; one with
 //!    lock-typed parameters is specialised for the caller's locks;
@@ -399,7 +401,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         for effect in &model.writes {
             self.memory_effect(args, &values, effect.arg, effect.extent, true, AccessKind::Plain, span.clone());
         }
+        // The result of the one atomic access with a value operation, when
+        // its value could be lowered exactly.
+        let mut atomic_result = None;
         for effect in &model.atomics {
+            if let Some(value) = effect.value {
+                if let Some(result) = self.atomic_operation(args, &values, effect, value, span.clone()) {
+                    self.s.stats.atomic_values += 1;
+                    atomic_result = Some(result);
+                    continue;
+                }
+                self.s.stats.atomic_value_fallbacks += 1;
+            }
             let (read, write) = match effect.access {
                 AtomicAccess::Read => (true, false),
                 AtomicAccess::Write => (false, true),
@@ -414,6 +427,12 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         match model.returns {
             ReturnModel::Havoc => Expr::var(self.havoc()),
+            // Without an exact value (a bit number that is not a constant,
+            // a counter that is not one scalar), the result is arbitrary.
+            ReturnModel::Atomic => match atomic_result {
+                Some(result) => result,
+                None => Expr::var(self.havoc()),
+            },
             ReturnModel::Fresh | ReturnModel::NullOrFresh => {
                 let r = self.havoc();
                 let fresh = Expr::gt(Expr::var(r), Expr::int(0));
@@ -467,24 +486,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             Extent::Pointee => false,
             Extent::SizeArg(_) | Extent::Unbounded => true,
         };
-        let scalar_place = |this: &mut Self| -> Place<'t> {
-            let c = super::expr::strip_parens(inner);
-            if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
-                if let Some(&object) = c.children().first() {
-                    if layout::shape(object.ty()) == Shape::Scalar {
-                        return this.place_no_loads(object, address.clone());
-                    }
-                }
-            }
-            this.pointee_place(address.clone(), pointee)
-        };
         match layout::shape(pointee) {
             Shape::Scalar if !whole_object => {
-                let place = scalar_place(self);
+                let place = self.argument_scalar_place(inner, address.clone(), pointee);
                 self.access(&place, write, access, span);
             }
             Shape::Scalar | Shape::Opaque => {
-                let place = scalar_place(self);
+                let place = self.argument_scalar_place(inner, address.clone(), pointee);
                 let ranged = match place {
                     Place::Mem { key, address } => {
                         let a = self.havoc();
@@ -508,9 +516,25 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
     }
 
+    /// The scalar place a pointer argument (seen through `void *` casts)
+    /// points to, for an argument already evaluated to `address`: the
+    /// object itself for `&object`, else the pointee type's place. It emits
+    /// no command.
+    pub(super) fn argument_scalar_place(&mut self, argument: Cursor<'t>, address: Expr, pointee: crate::frontend::clang::Type<'t>) -> Place<'t> {
+        let c = super::expr::strip_parens(argument);
+        if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
+            if let Some(&object) = c.children().first() {
+                if layout::shape(object.ty()) == Shape::Scalar {
+                    return self.place_no_loads(object, address);
+                }
+            }
+        }
+        self.pointee_place(address, pointee)
+    }
+
     /// The thread-private region of the local a pointer argument designates
     /// (`&x`, or a local array decaying), if it is one.
-    fn local_object(&self, argument: Cursor<'t>) -> Option<super::regions::RegionKey> {
+    pub(super) fn local_object(&self, argument: Cursor<'t>) -> Option<super::regions::RegionKey> {
         let c = super::place::see_through_decay(super::expr::strip_parens(argument));
         let target = if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
             super::expr::strip_parens(*c.children().first()?)
@@ -621,7 +645,7 @@ fn strip_to_member(c: Cursor<'_>) -> Option<Cursor<'_>> {
 
 /// An argument through implicit and explicit casts to `void *`, so that a
 /// model sees the pointer's real type.
-fn see_through_void_casts(mut c: Cursor<'_>) -> Cursor<'_> {
+pub(super) fn see_through_void_casts(mut c: Cursor<'_>) -> Cursor<'_> {
     loop {
         let void_target = layout::pointee(c.ty()).is_some_and(|t| t.canonical().kind() == crate::frontend::clang::TypeKind::Void);
         let next = match c.kind() {

@@ -264,13 +264,6 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         if !layout::is_integral(ty) || layout::is_bool(ty) {
             return value;
         }
-        let bits = (layout::size_of(ty) * 8).min(127) as u32;
-        let (lo, hi) = if is_unsigned(ty) { (0i128, (1i128 << bits) - 1) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
-        if let Expr::Int(v) = value {
-            if v >= lo && v <= hi {
-                return value;
-            }
-        }
         // Name the value once, so that nested wraps do not copy it.
         let value = match value {
             Expr::Var(_) | Expr::Int(_) => value,
@@ -280,6 +273,23 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 Expr::var(t)
             }
         };
+        self.wrapped(value, ty)
+    }
+
+    /// [`fit`](Self::fit) without naming the value, so without any command:
+    /// `ite(lo <= value && value <= hi, value, wrap_X(value))` repeats the
+    /// expression (an in-range constant stays itself).
+    pub fn wrapped(&mut self, value: Expr, ty: Type<'_>) -> Expr {
+        if !layout::is_integral(ty) || layout::is_bool(ty) {
+            return value;
+        }
+        let bits = (layout::size_of(ty) * 8).min(127) as u32;
+        let (lo, hi) = if is_unsigned(ty) { (0i128, (1i128 << bits) - 1) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
+        if let Expr::Int(v) = value {
+            if v >= lo && v <= hi {
+                return value;
+            }
+        }
         let wrap = self.function(&format!("wrap_{}{bits}", if is_unsigned(ty) { "u" } else { "s" }), 1);
         let in_range = Expr::and(Expr::le(Expr::int(lo), value.clone()), Expr::le(value.clone(), Expr::int(hi)));
         Expr::ite(in_range, value.clone(), Expr::apply(wrap, vec![value]))

@@ -17,8 +17,9 @@
 //! [`regions`]. Expressions ([`expr`]) emit a load for every read of memory
 //! and a store for every write, in C's evaluation order for the sequenced
 //! operators, each with its source span; statements ([`stmt`]) become basic
-//! blocks; calls ([`calls`]) go to procedures, to kernel models, or, for a
-//! function without body or model, to an explicit over-approximation.
+//! blocks; calls ([`calls`]) go to procedures, to kernel models (with the
+//! exact values of atomic operations, [`atomics`]), or, for a function
+//! without body or model, to an explicit over-approximation.
 //!
 //! # Nothing silently dropped
 //!
@@ -29,6 +30,7 @@
 //! syntax have no catch-all arm: a construct libclang adds fails to compile
 //! until handled. docs/soundness.md lists every approximation.
 
+mod atomics;
 mod calls;
 mod context;
 mod expr;

@@ -27,6 +27,11 @@ pub struct LoweringStats {
     pub loads: usize,
     /// Stores emitted.
     pub stores: usize,
+    /// Atomic operations lowered with their exact values.
+    pub atomic_values: usize,
+    /// Atomic operations with a value model lowered to arbitrary values
+    /// instead (a bit number that is not a constant, …).
+    pub atomic_value_fallbacks: usize,
     /// Locks identified.
     pub locks: usize,
     /// Locals whose address is taken or that are records or arrays.
@@ -58,6 +63,8 @@ impl LoweringStats {
             ("resolved indirect calls".into(), self.indirect_calls_resolved),
             ("loads".into(), self.loads),
             ("stores".into(), self.stores),
+            ("atomic values".into(), self.atomic_values),
+            ("atomic value fall-backs".into(), self.atomic_value_fallbacks),
             ("locks".into(), self.locks),
             ("locals in memory".into(), self.address_taken_locals),
             ("lock specialisations".into(), self.specialisations),
