@@ -42,6 +42,10 @@ pub struct CheckArgs {
     /// stderr.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Write partial-order-reduction hints for other bug finders here
+    /// (docs/por-hints.md).
+    #[arg(long, value_name = "FILE")]
+    pub emit_por_hints: Option<PathBuf>,
 }
 
 /// One file's outcome.
@@ -56,11 +60,13 @@ pub struct FileVerdicts {
     pub time: Duration,
     /// The front end's times (parse, extraction, lowering), when it ran.
     pub front: Option<crate::pipeline::Timings>,
+    /// The partial-order-reduction hints, when asked for and verified.
+    pub por_hints: Option<super::por_hints::DriverHints>,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
 pub fn check_file_verdicts(session: &Session, file: &std::path::Path, options: &Options) -> Result<Vec<PairVerdict>, FileError> {
-    check_file(session, file, options, None).outcome
+    check_file(session, file, options, None, false).outcome
 }
 
 /// The pairs to check (indexing the lowered program's entry points) and
@@ -101,11 +107,19 @@ pub fn pairs_and_held(
     (pairs, held)
 }
 
-/// Verifies one file.
-pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
+/// Verifies one file; with `por_hints`, computes its partial-order-reduction
+/// hints too.
+pub fn check_file(
+    session: &Session,
+    file: &std::path::Path,
+    options: &Options,
+    dump: Option<&std::path::Path>,
+    por_hints: bool,
+) -> FileVerdicts {
     let start = std::time::Instant::now();
     let mut stats = crate::verify::run::RunStats::default();
     let mut front = None;
+    let mut hints = None;
     let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, timings)| {
         front = Some(timings);
         let (pairs, held) = pairs_and_held(session, &entry_points, &lowered.program);
@@ -113,9 +127,12 @@ pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, 
         let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
         let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);
         stats = run;
+        if por_hints {
+            hints = Some(super::por_hints::build(program, &pairs, &held, &verdicts));
+        }
         verdicts
     });
-    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front }
+    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front, por_hints: hints }
 }
 
 /// Runs `racewatch check`.
@@ -130,7 +147,9 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
     // Houdini and the pair checks run on a pool of `--jobs` threads; the
     // results are gathered in order, so the output does not depend on it.
-    let run_all = || -> Vec<FileVerdicts> { files.iter().map(|f| check_file(&session, f, &options, args.dump_smt.as_deref())).collect() };
+    let hints = args.emit_por_hints.is_some();
+    let run_all =
+        || -> Vec<FileVerdicts> { files.iter().map(|f| check_file(&session, f, &options, args.dump_smt.as_deref(), hints)).collect() };
     let results = match rayon::ThreadPoolBuilder::new().num_threads(session.jobs.max(1)).build() {
         Ok(pool) => pool.install(run_all),
         Err(_) => run_all(),
@@ -182,7 +201,9 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
             eprintln!("time {} {:.2} s", r.file.display(), r.time.as_secs_f64());
         }
     }
-    let mut failed = !errors.is_empty();
+    // The hints of the whole run, written once every file is done.
+    let hints_written = args.emit_por_hints.as_deref().is_none_or(|path| super::por_hints::emit(path, &results, &errors));
+    let mut failed = !errors.is_empty() || !hints_written;
     for e in &errors {
         eprintln!("{}", render_file_error(e));
     }

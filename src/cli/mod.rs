@@ -8,6 +8,7 @@
 mod args;
 mod check;
 mod ivl;
+mod por_hints;
 mod render;
 mod xml;
 
