@@ -2,6 +2,9 @@
 //!
 //! * [`pairs`]: which entry points may run at the same time.
 //! * [`held`]: which locks may be held at the accesses to each region.
+//! * [`must_held`]: which locks are certainly held at each access of each
+//!   entry point.
 
 pub mod held;
+pub mod must_held;
 pub mod pairs;

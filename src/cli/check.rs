@@ -45,6 +45,10 @@ pub struct CheckArgs {
     /// The bounded precise phase.
     #[command(flatten)]
     pub precise: super::precise::PreciseArgs,
+    /// Write partial-order-reduction hints for other bug finders here
+    /// (docs/por-hints.md).
+    #[arg(long, value_name = "FILE")]
+    pub emit_por_hints: Option<PathBuf>,
 }
 
 /// One file's outcome.
@@ -61,11 +65,13 @@ pub struct FileVerdicts {
     pub front: Option<crate::pipeline::Timings>,
     /// The precise phase's results, when it ran.
     pub precise: Vec<crate::precise::PrecisePair>,
+    /// The partial-order-reduction hints, when asked for and verified.
+    pub por_hints: Option<super::por_hints::DriverHints>,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
 pub fn check_file_verdicts(session: &Session, file: &std::path::Path, options: &Options) -> Result<Vec<PairVerdict>, FileError> {
-    check_file(session, file, options, None).outcome
+    check_file(session, file, options, None, false).outcome
 }
 
 /// The pair verdicts and the precise phase's results of one file, for
@@ -76,7 +82,7 @@ pub fn check_file_precise_verdicts(
     options: &Options,
     precise: &crate::precise::Options,
 ) -> Result<(Vec<PairVerdict>, Vec<crate::precise::PrecisePair>), FileError> {
-    let r = check_file_precise(session, file, options, Some(precise), None);
+    let r = check_file_precise(session, file, options, Some(precise), None, false);
     r.outcome.map(|v| (v, r.precise))
 }
 
@@ -118,24 +124,34 @@ pub fn pairs_and_held(
     (pairs, held)
 }
 
-/// Verifies one file.
-pub fn check_file(session: &Session, file: &std::path::Path, options: &Options, dump: Option<&std::path::Path>) -> FileVerdicts {
-    check_file_precise(session, file, options, None, dump)
+/// Verifies one file; with `por_hints`, computes its partial-order-reduction
+/// hints too.
+pub fn check_file(
+    session: &Session,
+    file: &std::path::Path,
+    options: &Options,
+    dump: Option<&std::path::Path>,
+    por_hints: bool,
+) -> FileVerdicts {
+    check_file_precise(session, file, options, None, dump, por_hints)
 }
 
 /// Verifies one file, then runs the precise phase on what stays unproven
-/// when `precise` is given.
+/// when `precise` is given; with `por_hints`, computes its
+/// partial-order-reduction hints too.
 pub fn check_file_precise(
     session: &Session,
     file: &std::path::Path,
     options: &Options,
     precise: Option<&crate::precise::Options>,
     dump: Option<&std::path::Path>,
+    por_hints: bool,
 ) -> FileVerdicts {
     let start = std::time::Instant::now();
     let mut stats = crate::verify::run::RunStats::default();
     let mut front = None;
     let mut precise_results = Vec::new();
+    let mut hints = None;
     let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, timings)| {
         front = Some(timings);
         let (pairs, held) = pairs_and_held(session, &entry_points, &lowered.program);
@@ -146,9 +162,12 @@ pub fn check_file_precise(
         if let Some(p) = precise {
             precise_results = crate::precise::check(program, &pairs, &verdicts, &held, p);
         }
+        if por_hints {
+            hints = Some(super::por_hints::build(program, &pairs, &held, &verdicts));
+        }
         verdicts
     });
-    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front, precise: precise_results }
+    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front, precise: precise_results, por_hints: hints }
 }
 
 /// Runs `racewatch check`.
@@ -164,7 +183,10 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
     // Houdini and the pair checks run on a pool of `--jobs` threads; the
     // results are gathered in order, so the output does not depend on it.
-    let run_all = || -> Vec<FileVerdicts> { files.iter().map(|f| check_file_precise(&session, f, &options, precise.as_ref(), args.dump_smt.as_deref())).collect() };
+    let hints = args.emit_por_hints.is_some();
+    let run_all = || -> Vec<FileVerdicts> {
+        files.iter().map(|f| check_file_precise(&session, f, &options, precise.as_ref(), args.dump_smt.as_deref(), hints)).collect()
+    };
     let results = match rayon::ThreadPoolBuilder::new().num_threads(session.jobs.max(1)).build() {
         Ok(pool) => pool.install(run_all),
         Err(_) => run_all(),
@@ -216,7 +238,9 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
             eprintln!("time {} {:.2} s", r.file.display(), r.time.as_secs_f64());
         }
     }
-    let mut failed = !errors.is_empty();
+    // The hints of the whole run, written once every file is done.
+    let hints_written = args.emit_por_hints.as_deref().is_none_or(|path| super::por_hints::emit(path, &results, &errors));
+    let mut failed = !errors.is_empty() || !hints_written;
     for e in &errors {
         eprintln!("{}", render_file_error(e));
     }

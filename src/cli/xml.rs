@@ -8,13 +8,13 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use std::io::{self, Write};
 
-type Xml<'w, W> = Writer<&'w mut W>;
+pub(super) type Xml<'w, W> = Writer<&'w mut W>;
 
 fn io_err(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(e.to_string())
 }
 
-fn start<W: Write>(w: &mut Xml<'_, W>, name: &str, attrs: &[(&str, String)]) -> io::Result<()> {
+pub(super) fn start<W: Write>(w: &mut Xml<'_, W>, name: &str, attrs: &[(&str, String)]) -> io::Result<()> {
     let mut el = BytesStart::new(name);
     for (k, v) in attrs {
         el.push_attribute((*k, v.as_str()));
@@ -22,7 +22,7 @@ fn start<W: Write>(w: &mut Xml<'_, W>, name: &str, attrs: &[(&str, String)]) -> 
     w.write_event(Event::Start(el)).map_err(io_err)
 }
 
-fn empty<W: Write>(w: &mut Xml<'_, W>, name: &str, attrs: &[(&str, String)]) -> io::Result<()> {
+pub(super) fn empty<W: Write>(w: &mut Xml<'_, W>, name: &str, attrs: &[(&str, String)]) -> io::Result<()> {
     let mut el = BytesStart::new(name);
     for (k, v) in attrs {
         el.push_attribute((*k, v.as_str()));
@@ -30,7 +30,7 @@ fn empty<W: Write>(w: &mut Xml<'_, W>, name: &str, attrs: &[(&str, String)]) -> 
     w.write_event(Event::Empty(el)).map_err(io_err)
 }
 
-fn end<W: Write>(w: &mut Xml<'_, W>, name: &str) -> io::Result<()> {
+pub(super) fn end<W: Write>(w: &mut Xml<'_, W>, name: &str) -> io::Result<()> {
     w.write_event(Event::End(BytesEnd::new(name))).map_err(io_err)
 }
 
@@ -45,7 +45,7 @@ fn header<W: Write>(w: &mut Xml<'_, W>) -> io::Result<()> {
     start(w, "racewatch", &[("version", env!("CARGO_PKG_VERSION").to_string())])
 }
 
-fn span_attrs(span: &Span) -> [(&'static str, String); 3] {
+pub(super) fn span_attrs(span: &Span) -> [(&'static str, String); 3] {
     [("file", span.file.display().to_string()), ("line", span.line.to_string()), ("column", span.column.to_string())]
 }
 
@@ -71,7 +71,7 @@ fn origin<W: Write>(w: &mut Xml<'_, W>, o: &Origin) -> io::Result<()> {
     empty(w, "origin", &attrs)
 }
 
-fn error<W: Write>(w: &mut Xml<'_, W>, e: &FileError) -> io::Result<()> {
+pub(super) fn error<W: Write>(w: &mut Xml<'_, W>, e: &FileError) -> io::Result<()> {
     let mut attrs = vec![("file", e.path.display().to_string()), ("class", e.class.as_str().to_string())];
     if let Some(span) = &e.span {
         let [file, line, column] = span_attrs(span);

@@ -225,7 +225,7 @@ struct Context<'a> {
 }
 
 /// The procedures a root reaches through calls, root first.
-fn reachable(program: &Program, root: ProcId) -> Vec<ProcId> {
+pub fn reachable(program: &Program, root: ProcId) -> Vec<ProcId> {
     let mut order = vec![root];
     let mut seen = BTreeSet::from([root]);
     let mut i = 0;
