@@ -61,7 +61,10 @@ struct rwcl_dev {
 	u8 bounce[RWCL_BUF_SIZE];	/* owner only: the engine's input */
 };
 
-#define rwcl_from_file(f) container_of((f)->private_data, struct rwcl_dev, misc)
+/* One engine per system: the device's state is static. */
+static struct rwcl_dev rwcl_the_dev;
+
+#define rwcl_from_file(f) (&rwcl_the_dev)
 
 static bool rwcl_claim(struct rwcl_dev *dev)
 {
@@ -168,9 +171,7 @@ static int rwcl_probe(struct platform_device *pdev)
 {
 	struct rwcl_dev *dev;
 
-	dev = devm_kzalloc(&pdev->dev, sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return -ENOMEM;
+	dev = &rwcl_the_dev;
 	dev->base = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(dev->base))
 		return PTR_ERR(dev->base);
@@ -187,9 +188,7 @@ static int rwcl_probe(struct platform_device *pdev)
 // @expect entry-point rwcl_remove remove platform_driver.remove
 static void rwcl_remove(struct platform_device *pdev)
 {
-	struct rwcl_dev *dev = platform_get_drvdata(pdev);
-
-	misc_deregister(&dev->misc);
+	misc_deregister(&rwcl_the_dev.misc);
 }
 
 static struct platform_driver rwcl_driver = {

@@ -197,7 +197,7 @@ impl Exec<'_> {
             }
             None
         };
-        if !self.policy.after_access(region) {
+        if !self.policy.after_access(region, atomic) {
             return;
         }
         let before = st.round;

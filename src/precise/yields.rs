@@ -14,6 +14,11 @@
 //! - `mr`: after accesses to the regions not proven race-free for this
 //!   pair only.
 //!
+//! `epp` and `mr` keep the yield after every atomic access: atomics are
+//! synchronisation (a flag taken with a test-and-set, a state moved with a
+//! compare-and-exchange), and a region can be proven race-free because all
+//! its accesses are atomic, with no lock behind them.
+//!
 //! An atomic load immediately followed by an atomic store to the same
 //! region and address is one read-modify-write (the lowering's invariant
 //! for modelled atomics, docs/kernel-models.md): no yield between them.
@@ -25,7 +30,8 @@
 //! the lockset phase proved race-free for the pair: such an access is
 //! protected by a lock both threads take, so the other thread cannot touch
 //! the region until the release, and the yield after the release offers
-//! every interleaving that can communicate through it (Whoop, §3.5). The
+//! every interleaving that can communicate through it (Whoop, §3.5). That
+//! argument needs a lock, hence the yields kept after atomic accesses. The
 //! argument rests on the lockset proof, so it inherits its approximations
 //! (docs/soundness.md).
 
@@ -73,12 +79,13 @@ impl YieldPolicy {
         YieldPolicy { mode, proven, pair_proven }
     }
 
-    /// Whether a thread yields after accessing a shared `region`.
-    pub fn after_access(&self, region: RegionId) -> bool {
+    /// Whether a thread yields after accessing a shared `region`
+    /// (atomically when `atomic`).
+    pub fn after_access(&self, region: RegionId, atomic: bool) -> bool {
         match self.mode {
             YieldMode::All => true,
-            YieldMode::Epp => !self.pair_proven,
-            YieldMode::Mr => !self.proven.contains(&region),
+            YieldMode::Epp => atomic || !self.pair_proven,
+            YieldMode::Mr => atomic || !self.proven.contains(&region),
         }
     }
 }

@@ -474,9 +474,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let inner = see_through_void_casts(cursor);
         // A local object (`copy_to_user(buf, tmp, n)` with `u8 tmp[]`): its
         // own thread-private region, anywhere in it.
+        // The bytes a sized effect covers: `[address, address + n)`.
+        let size = match extent {
+            Extent::SizeArg(i) => values.get(i).cloned(),
+            Extent::Pointee | Extent::Unbounded => None,
+        };
         if let Some(key) = self.local_object(inner) {
             let a = self.havoc();
             self.b.assume(Expr::ge(Expr::var(a), address.clone()), None);
+            if let Some(n) = &size {
+                self.b.assume(Expr::lt(Expr::var(a), Expr::add(address.clone(), n.clone())), None);
+            }
             let place = Place::Mem { key, address: Expr::var(a) };
             self.access(&place, write, access, span);
             return;
@@ -496,7 +504,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let ranged = match place {
                     Place::Mem { key, address } => {
                         let a = self.havoc();
-                        self.b.assume(Expr::ge(Expr::var(a), address), None);
+                        self.b.assume(Expr::ge(Expr::var(a), address.clone()), None);
+                        if let Some(n) = &size {
+                            self.b.assume(Expr::lt(Expr::var(a), Expr::add(address, n.clone())), None);
+                        }
                         Place::Mem { key, address: Expr::var(a) }
                     }
                     other => other,
