@@ -159,3 +159,53 @@ fn precise_verdicts_match_the_expectations() {
     assert!(confirmed >= 60, "only {confirmed} races confirmed");
     assert!(not_found >= 6, "only {not_found} false alarms refuted");
 }
+
+/// A solver that gives up (z3's resource limit, standing for a timeout)
+/// makes the precise verdict unknown, never "not found"; and every run
+/// states its bounds.
+#[test]
+fn a_solver_that_gives_up_makes_the_precise_verdict_unknown() {
+    let session = support::session(1);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/corpus-precise/openbit_false.c");
+    let starved = PreciseOptions { resource_limit: Some(1), ..PreciseOptions::default() };
+    let (_, precise) = racewatch::cli::check_file_precise_verdicts(&session, &file, &Options::default(), &starved).unwrap();
+    let verdicts: Vec<&PreciseVerdict> = precise.iter().flat_map(|p| p.regions.iter().map(|(_, v)| v)).collect();
+    assert!(!verdicts.is_empty());
+    for v in verdicts {
+        assert!(matches!(v, PreciseVerdict::Unknown(why) if why.starts_with("solver")), "expected unknown, got {}", v.as_str());
+    }
+}
+
+/// `check --precise` ends every file with the bounds it searched within
+/// and the bounds it reached, in text and in JSON.
+#[test]
+fn every_precise_run_states_its_bounds() {
+    let bin = env!("CARGO_BIN_EXE_racewatch");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin).args(args).current_dir(root).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, text) = run(&["check", "--precise", "--k", "3", "--unroll", "1", "drivers/corpus-races/looplock_race.c"]);
+    assert_eq!(code, Some(1), "confirmed races exit 1:\n{text}");
+    assert!(
+        text.contains("precise: 2 confirmed, 0 not found within bounds, 0 unknown (K=3, unroll 1, inline depth 8, yields mr; bounds reached: unroll: a loop of rwlp_write"),
+        "{text}"
+    );
+    assert!(text.contains("error: data race on struct rwlp_fifo.pushed"), "{text}");
+    let (code, text) = run(&["check", "--precise", "drivers/corpus-precise/openbit_false.c"]);
+    assert_eq!(code, Some(3), "potential races neither proven nor confirmed exit 3:\n{text}");
+    assert!(text.contains("note: the precise phase found no race within K=2, unroll 2, inline depth 8, yields mr"), "{text}");
+    let (_, json) = run(&["check", "--precise", "--yields", "all", "--strict", "--format", "json", "drivers/corpus-races/globalcnt_race.c"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let file = &doc["files"][0];
+    assert_eq!(file["precise"]["bounds"], serde_json::json!({"k": 2, "unroll": 2, "inline_depth": 8, "yields": "all", "strict": true}));
+    let region = &file["pairs"].as_array().unwrap().iter().flat_map(|p| p["regions"].as_array().unwrap().clone()).find(|r| r["verdict"] == "race").unwrap();
+    assert_eq!(region["precise"]["verdict"], "confirmed");
+    assert!(region["precise"]["bounds_reached"].is_array());
+    let witness = &region["precise"]["witness"];
+    assert!(witness["steps"].as_array().unwrap().len() >= 3);
+    assert!(witness["access"]["event"] == "write" || witness["access"]["event"] == "read");
+    assert_eq!(witness["conflict"]["event"], "write");
+    assert!(witness["conflict"]["location"]["line"].is_u64());
+}

@@ -72,6 +72,9 @@ pub struct Options {
     pub timeout: Duration,
     /// Commands in the expansion of one pair, past which it is unknown.
     pub max_commands: usize,
+    /// z3's resource limit per query (deterministic, unlike the timeout);
+    /// none by default.
+    pub resource_limit: Option<u32>,
 }
 
 impl Default for Options {
@@ -84,6 +87,7 @@ impl Default for Options {
             strict: false,
             timeout: Duration::from_secs(10),
             max_commands: 200_000,
+            resource_limit: None,
         }
     }
 }
@@ -301,7 +305,7 @@ impl Setup<'_> {
 
     fn solve(&self, exec: Exec<'_>, unproven: &[(String, Vec<RegionId>)], names: [&String; 2]) -> Vec<(String, PreciseVerdict)> {
         let Exec { t, constraints, checks, steps, .. } = exec;
-        let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: None, dump_dir: None }, t);
+        let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: None }, t);
         for c in constraints {
             solver.assert(c);
         }
