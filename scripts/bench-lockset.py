@@ -40,63 +40,23 @@ import json
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from benchlib import cache_dir, machine, git_revision, write_atomically  # noqa: E402
+from benchlib import (  # noqa: E402
+    NOT_IN_TREE, NOT_PARSED, WHY_NOT_PARSED, cache_dir, driver_name, git_revision, machine, run_child, write_atomically,
+)
 
 RACES_DIR = REPO / "drivers/linux-6.12/races"
 CLASSES = ["real", "benign", "false-alarm"]
 COMPARE_DRIVER = "r8169_main"
 # Drivers of the list that cannot be checked.
-NOT_IN_TREE = "not in linux 6.12"
-NOT_PARSED = "not parsed on x86-64"
-WHY_NOT_PARSED = {"drivers/block/swim.c": "an m68k (Macintosh) driver: needs the m68k headers"}
-
-
-def driver_name(rel):
-    return Path(rel).name[:-2] if rel.endswith(".c") else Path(rel).name
-
-
-def run_child(cmd, cwd, timeout):
-    """Runs cmd; returns (returncode or None on timeout, stdout, stderr, wall
-    seconds, peak RSS in MiB of the child)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
-        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=err, start_new_session=True)
-        timed_out = threading.Event()
-
-        def kill():
-            timed_out.set()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(timeout, kill) if timeout else None
-        if timer:
-            timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            if timer:
-                timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        wall = time.monotonic() - start
-        out.seek(0)
-        err.seek(0)
-        code = None if timed_out.is_set() else proc.returncode
-        return code, out.read().decode(), err.read().decode(), wall, usage.ru_maxrss / 1024
-
-
 def seconds(pattern, text):
     m = re.search(pattern, text, re.M)
     return float(m.group(1)) if m else None

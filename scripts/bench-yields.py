@@ -54,59 +54,21 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from benchlib import cache_dir, machine, git_revision, write_atomically  # noqa: E402
+from benchlib import (  # noqa: E402
+    NOT_IN_TREE, NOT_PARSED, WHY_NOT_PARSED, cache_dir, driver_name, git_revision, machine, run_child, write_atomically,
+)
 
 CORPUS_DIRS = ["drivers/corpus-races", "drivers/corpus-precise"]
 KS = [2, 3]
 MODES = ["all", "epp", "mr"]
 GOAL = 3.0           # mr at least GOAL x faster than all in the median at K = 2
 RATIO_FLOOR = 0.05   # seconds of `all` precise time below which a driver's ratio is noise
-NOT_IN_TREE = "not in linux 6.12"
-NOT_PARSED = "not parsed on x86-64"
-WHY_NOT_PARSED = {"drivers/block/swim.c": "an m68k (Macintosh) driver: needs the m68k headers"}
 NO_PRECISE_WORK = "no region left unproven by the lockset phase: no precise work"
-
-
-def driver_name(rel):
-    return Path(rel).name[:-2] if rel.endswith(".c") else Path(rel).name
-
-
-def run_child(cmd, cwd, timeout):
-    """Runs cmd; returns (returncode or None on timeout, stdout, stderr, wall
-    seconds, peak RSS in MiB of the child)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
-        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=err, start_new_session=True)
-        timed_out = threading.Event()
-
-        def kill():
-            timed_out.set()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(timeout, kill) if timeout else None
-        if timer:
-            timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            if timer:
-                timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        wall = time.monotonic() - start
-        out.seek(0)
-        err.seek(0)
-        code = None if timed_out.is_set() else proc.returncode
-        return code, out.read().decode(errors="replace"), err.read().decode(errors="replace"), wall, \
-            usage.ru_maxrss / 1024
 
 
 def last_line(text):

@@ -1,9 +1,15 @@
 """Helpers shared by the benchmark scripts: the cache location (as
 scripts/lib.sh and racewatch compute it), a description of the machine, the
-git revision, and atomic writes of results files."""
+git revision, atomic writes of results files, the notes on real drivers that
+cannot be measured, and running a child with a time limit and its peak
+memory."""
 import os
 import platform
+import signal
 import subprocess
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,3 +46,44 @@ def write_atomically(path, text):
     tmp.write_text(text)
     tmp.replace(path)
     print(f"wrote {path}")
+
+
+NOT_IN_TREE = "not in linux 6.12"
+NOT_PARSED = "not parsed on x86-64"
+WHY_NOT_PARSED = {"drivers/block/swim.c": "an m68k (Macintosh) driver: needs the m68k headers"}
+
+
+def driver_name(rel):
+    return Path(rel).name[:-2] if rel.endswith(".c") else Path(rel).name
+
+
+def run_child(cmd, cwd, timeout):
+    """Runs cmd; returns (returncode or None on timeout, stdout, stderr, wall
+    seconds, peak RSS in MiB of the child)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=err, start_new_session=True)
+        timed_out = threading.Event()
+
+        def kill():
+            timed_out.set()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(timeout, kill) if timeout else None
+        if timer:
+            timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            if timer:
+                timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        wall = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        code = None if timed_out.is_set() else proc.returncode
+        return code, out.read().decode(errors="replace"), err.read().decode(errors="replace"), wall, \
+            usage.ru_maxrss / 1024
