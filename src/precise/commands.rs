@@ -79,17 +79,20 @@ impl Exec<'_> {
                 let callee = &self.program.procedures[*procedure];
                 let active = self.stack.iter().filter(|p| **p == *procedure).count();
                 let recursive = callee.body && active > self.bounds.unroll as usize;
-                let values = if recursive || (callee.body && depth >= self.bounds.inline_depth) {
+                let (values, returned) = if recursive || (callee.body && depth >= self.bounds.inline_depth) {
                     let hit = if recursive { Hit::Recursion(callee.name.clone()) } else { Hit::Inline(callee.name.clone()) };
                     self.hits.insert(hit);
                     self.stop(who, st, reach);
-                    results.iter().map(|r| self.fresh("result", self.program.variables[*r].sort)).collect()
+                    (results.iter().map(|r| self.fresh("result", self.program.variables[*r].sort)).collect(), reach)
                 } else {
                     let (after, returned, values) = self.procedure(who, *procedure, args, st.clone(), reach, depth + 1);
                     *st = after;
-                    return self.bind(st, results, values, returned);
+                    (values, returned)
                 };
-                return self.bind(st, results, values, reach);
+                for (r, v) in results.iter().zip(values) {
+                    st.env.insert(*r, v);
+                }
+                return returned;
             }
             Command::Load { target, region, address, access, span } => {
                 let a = self.expr(st, address);
@@ -148,13 +151,6 @@ impl Exec<'_> {
         if span.is_some() {
             self.step(who, reach, st, span, function, StepKind::Line);
         }
-    }
-
-    fn bind(&mut self, st: &mut State, results: &[crate::ir::VarId], values: Vec<TermId>, reach: TermId) -> TermId {
-        for (r, v) in results.iter().zip(values) {
-            st.env.insert(*r, v);
-        }
-        reach
     }
 
     /// The yield behind a shared access and the race check behind it.

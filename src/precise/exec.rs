@@ -40,7 +40,7 @@ use super::yields::YieldPolicy;
 use crate::diagnostics::Span;
 use crate::ir::{BlockId, Expr, LockId, LockMode, ProcId, Program, Scope, Sort, Terminator, VarId};
 use crate::solver::{TermBank, TermId};
-use crate::vcgen::cfg::{Cfg, analyse};
+use crate::vcgen::cfg::analyse;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
@@ -180,7 +180,8 @@ pub struct Exec<'a> {
     pub(super) checked: BTreeSet<crate::ir::RegionId>,
     pub(super) strict: bool,
     pub(super) bounds: Bounds,
-    cfgs: HashMap<ProcId, Rc<Cfg>>,
+    /// Each procedure's expansion, made once (`None`: too large).
+    expansions: HashMap<ProcId, Option<Rc<Expansion>>>,
     fresh: usize,
     commands: usize,
     pub(super) stamps: i128,
@@ -231,7 +232,7 @@ impl<'a> Exec<'a> {
             checked,
             strict,
             bounds,
-            cfgs: HashMap::new(),
+            expansions: HashMap::new(),
             fresh: 0,
             commands: 0,
             stamps: 0,
@@ -285,92 +286,114 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn cfg(&mut self, p: ProcId) -> Rc<Cfg> {
-        if let Some(c) = self.cfgs.get(&p) {
-            return c.clone();
-        }
-        let c = Rc::new(analyse(&self.program.procedures[p], &|_| Vec::new()));
-        self.cfgs.insert(p, c.clone());
-        c
-    }
-
-    /// The expansion of a procedure: its instances in topological order,
-    /// each with its outgoing edges (parallel to the terminator's targets).
-    fn expand(&mut self, p: ProcId) -> Option<(Vec<Key>, Vec<Vec<Edge>>, Vec<usize>)> {
-        let cfg = self.cfg(p);
-        let proc = &self.program.procedures[p];
-        let mut keys: Vec<Key> = vec![(proc.entry, Vec::new())];
-        let mut index: HashMap<Key, usize> = HashMap::from([((proc.entry, Vec::new()), 0)]);
-        let mut edges: Vec<Vec<Edge>> = Vec::new();
-        let mut i = 0;
-        while i < keys.len() {
-            let (b, counts) = keys[i].clone();
-            self.commands += proc.blocks[b].commands.len() + 1;
-            if self.commands > self.bounds.max_commands {
-                self.too_large = true;
-                return None;
+    /// The expansion of a procedure, made once per procedure; every use
+    /// counts its commands against the budget.
+    fn expansion(&mut self, p: ProcId) -> Option<Rc<Expansion>> {
+        let made = match self.expansions.get(&p) {
+            Some(e) => e.clone(),
+            None => {
+                let e = expand(self.program, p, self.bounds).map(Rc::new);
+                self.expansions.insert(p, e.clone());
+                e
             }
-            let mut out = Vec::new();
-            for s in successors(&proc.blocks[b].terminator) {
-                let mut next = counts.clone();
-                let count = next.iter().find(|(h, _)| *h == s).map(|(_, c)| *c);
-                if cfg.back_edges.contains(&(b, s)) {
-                    let c = count.unwrap_or(0) + 1;
-                    if c > self.bounds.unroll {
-                        out.push(Edge::Truncated(s));
-                        continue;
-                    }
-                    next.retain(|(h, _)| *h != s);
-                    next.push((s, c));
-                } else if cfg.loop_blocks.contains_key(&s) {
-                    next.retain(|(h, _)| *h != s);
-                    next.push((s, 0));
-                }
-                next.retain(|(h, _)| cfg.loop_blocks.get(h).is_some_and(|blocks| blocks.contains(&s)));
-                next.sort();
-                let key = (s, next);
-                let id = match index.get(&key) {
-                    Some(&id) => id,
-                    None => {
-                        keys.push(key.clone());
-                        index.insert(key, keys.len() - 1);
-                        keys.len() - 1
-                    }
-                };
-                out.push(Edge::To(id));
-            }
-            edges.push(out);
-            i += 1;
-        }
-        // Kahn's algorithm; a cycle left over cannot happen with counted
-        // back edges, but is refused rather than looped on.
-        let mut indegree = vec![0usize; keys.len()];
-        for out in &edges {
-            for e in out {
-                if let Edge::To(n) = e {
-                    indegree[*n] += 1;
-                }
-            }
-        }
-        let mut ready: Vec<usize> = (0..keys.len()).filter(|n| indegree[*n] == 0).collect();
-        let mut order = Vec::with_capacity(keys.len());
-        while let Some(n) = ready.pop() {
-            order.push(n);
-            for e in &edges[n] {
-                if let Edge::To(m) = e {
-                    indegree[*m] -= 1;
-                    if indegree[*m] == 0 {
-                        ready.push(*m);
-                    }
-                }
-            }
-        }
-        if order.len() != keys.len() {
+        };
+        self.commands += made.as_ref().map_or(self.bounds.max_commands + 1, |e| e.commands);
+        if self.commands > self.bounds.max_commands {
             self.too_large = true;
             return None;
         }
-        Some((keys, edges, order))
+        made
     }
+}
+
+/// A procedure expanded: its instances in topological order, each with its
+/// outgoing edges (parallel to the terminator's targets).
+struct Expansion {
+    keys: Vec<Key>,
+    edges: Vec<Vec<Edge>>,
+    order: Vec<usize>,
+    /// Commands (and terminators) over all instances.
+    commands: usize,
+}
+
+/// Expands a procedure; `None` when it alone exceeds the command budget
+/// (or, which counted back edges rule out, cannot be ordered).
+fn expand(program: &Program, p: ProcId, bounds: Bounds) -> Option<Expansion> {
+    let cfg = analyse(&program.procedures[p], &|_| Vec::new());
+    let proc = &program.procedures[p];
+    let mut keys: Vec<Key> = vec![(proc.entry, Vec::new())];
+    let mut index: HashMap<Key, usize> = HashMap::from([((proc.entry, Vec::new()), 0)]);
+    let mut edges: Vec<Vec<Edge>> = Vec::new();
+    let mut commands = 0;
+    let mut i = 0;
+    while i < keys.len() {
+        let (b, counts) = keys[i].clone();
+        commands += proc.blocks[b].commands.len() + 1;
+        if commands > bounds.max_commands {
+            return None;
+        }
+        let mut out = Vec::new();
+        for s in successors(&proc.blocks[b].terminator) {
+            let mut next = counts.clone();
+            let count = next.iter().find(|(h, _)| *h == s).map(|(_, c)| *c);
+            if cfg.back_edges.contains(&(b, s)) {
+                let c = count.unwrap_or(0) + 1;
+                if c > bounds.unroll {
+                    out.push(Edge::Truncated(s));
+                    continue;
+                }
+                next.retain(|(h, _)| *h != s);
+                next.push((s, c));
+            } else if cfg.loop_blocks.contains_key(&s) {
+                next.retain(|(h, _)| *h != s);
+                next.push((s, 0));
+            }
+            next.retain(|(h, _)| cfg.loop_blocks.get(h).is_some_and(|blocks| blocks.contains(&s)));
+            next.sort();
+            let key = (s, next);
+            let id = match index.get(&key) {
+                Some(&id) => id,
+                None => {
+                    keys.push(key.clone());
+                    index.insert(key, keys.len() - 1);
+                    keys.len() - 1
+                }
+            };
+            out.push(Edge::To(id));
+        }
+        edges.push(out);
+        i += 1;
+    }
+    // Kahn's algorithm; a cycle left over cannot happen with counted
+    // back edges, but is refused rather than looped on.
+    let mut indegree = vec![0usize; keys.len()];
+    for out in &edges {
+        for e in out {
+            if let Edge::To(n) = e {
+                indegree[*n] += 1;
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..keys.len()).filter(|n| indegree[*n] == 0).collect();
+    let mut order = Vec::with_capacity(keys.len());
+    while let Some(n) = ready.pop() {
+        order.push(n);
+        for e in &edges[n] {
+            if let Edge::To(m) = e {
+                indegree[*m] -= 1;
+                if indegree[*m] == 0 {
+                    ready.push(*m);
+                }
+            }
+        }
+    }
+    if order.len() != keys.len() {
+        return None;
+    }
+    Some(Expansion { keys, edges, order, commands })
+}
+
+impl<'a> Exec<'a> {
 
     /// Executes procedure `p` from `st` (whose environment is the caller's)
     /// under `reach`; returns the caller's state after the call, whether
@@ -385,7 +408,7 @@ impl<'a> Exec<'a> {
             let results = fresh_results(self);
             return (st, reach, results);
         }
-        let Some((keys, edges, order)) = self.expand(p) else {
+        let Some(expansion) = self.expansion(p) else {
             let results = fresh_results(self);
             return (st, reach, results);
         };
@@ -399,11 +422,12 @@ impl<'a> Exec<'a> {
             frame.env.insert(*param, arg);
         }
         self.stack.push(p);
+        let Expansion { keys, edges, order, .. } = &*expansion;
         let mut incoming: Vec<Vec<(TermId, State)>> = vec![Vec::new(); keys.len()];
         incoming[0].push((reach, frame));
         let mut exits: Vec<(TermId, State)> = Vec::new();
         let name = proc.name.clone();
-        for n in order {
+        for &n in order {
             let arriving = std::mem::take(&mut incoming[n]);
             if arriving.is_empty() {
                 continue;
@@ -429,7 +453,7 @@ impl<'a> Exec<'a> {
                     } else {
                         None
                     };
-                    for (j, e) in edges[n].clone().into_iter().enumerate() {
+                    for (j, &e) in edges[n].iter().enumerate() {
                         let taken = match selector {
                             Some(sel) => {
                                 let jt = self.t.int(j as i128);

@@ -153,42 +153,31 @@ impl Memory {
     /// `round` (`None` for init).
     pub fn read(&mut self, t: &mut TermBank, who: Who, cell: Cell, address: TermId, round: Option<TermId>) -> TermId {
         if self.is_private(cell) {
-            let base = self.uf(t, &format!("m0.{}.{}", who.tag(), cell.tag()), address);
-            let mine: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who == who).collect();
-            return chain(t, &mine, address, None, base);
+            let base = uf(t, &format!("m0.{}.{}", who.tag(), cell.tag()), address);
+            return chain(t, self.log(cell).filter(|w| w.who == who), address, None, base);
         }
         match (who, round) {
-            (Who::Init, _) | (_, None) => {
-                let base = self.initial(t, cell, address);
-                let init: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who == Who::Init).collect();
-                chain(t, &init, address, None, base)
-            }
+            (Who::Init, _) | (_, None) => self.after_init(t, cell, address),
             (Who::T1 | Who::T2, Some(round)) => {
                 self.reads.entry(cell).or_default().insert(address);
                 let base = self.round_start(t, cell, address, round);
-                let visible: Vec<Write> = self
-                    .log(cell)
-                    .into_iter()
-                    .filter(|w| w.who == Who::T1 || (who == Who::T2 && w.who == Who::T2))
-                    .collect();
-                chain(t, &visible, address, Some(round), base)
+                let visible = self.log(cell).filter(|w| w.who == Who::T1 || (who == Who::T2 && w.who == Who::T2));
+                chain(t, visible, address, Some(round), base)
             }
         }
     }
 
     /// The assumptions that the guessed start of every round r ≥ 2 is what
     /// round r − 1 left, at every address read.
-    pub fn consistency(&mut self, t: &mut TermBank) -> Vec<TermId> {
+    pub fn consistency(&self, t: &mut TermBank) -> Vec<TermId> {
         let mut out = Vec::new();
-        let reads: Vec<(Cell, Vec<TermId>)> = self.reads.iter().map(|(c, a)| (*c, a.iter().copied().collect())).collect();
-        for (cell, addresses) in reads {
-            let both: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who != Who::Init).collect();
-            for a in addresses {
+        for (cell, addresses) in &self.reads {
+            for &a in addresses {
                 for r in 1..self.k {
                     let round = t.int(r as i128);
-                    let base = self.round_start(t, cell, a, round);
-                    let end = chain(t, &both, a, Some(round), base);
-                    let guess = self.uf(t, &format!("g{}.{}", r + 1, cell.tag()), a);
+                    let base = self.round_start(t, *cell, a, round);
+                    let end = chain(t, self.log(*cell).filter(|w| w.who != Who::Init), a, Some(round), base);
+                    let guess = uf(t, &format!("g{}.{}", r + 1, cell.tag()), a);
                     out.push(t.eq(guess, end));
                 }
             }
@@ -196,34 +185,33 @@ impl Memory {
         out
     }
 
-    fn log(&self, cell: Cell) -> Vec<Write> {
-        self.writes.get(&cell).cloned().unwrap_or_default()
-    }
-
-    fn uf(&self, t: &mut TermBank, name: &str, address: TermId) -> TermId {
-        let d = t.declare(name, &[Sort::Int], Sort::Int);
-        t.apply(d, &[address])
+    /// The writes to `cell`, in execution order.
+    fn log(&self, cell: Cell) -> impl Iterator<Item = &Write> {
+        self.writes.get(&cell).into_iter().flatten()
     }
 
     /// Memory before init: arbitrary driver memory, every lock free, the
     /// callbacks not yet live (unless there is no init), no write stamped.
     fn initial(&self, t: &mut TermBank, cell: Cell, address: TermId) -> TermId {
         match cell {
-            Cell::Region(_) => self.uf(t, &format!("m0.{}", cell.tag()), address),
+            Cell::Region(_) => uf(t, &format!("m0.{}", cell.tag()), address),
             Cell::Lock | Cell::Stamp(_) => t.int(0),
             Cell::Live => t.int(i128::from(self.live_at_start)),
         }
     }
 
+    /// What init leaves at `address`: its writes over the initial memory.
+    fn after_init(&self, t: &mut TermBank, cell: Cell, address: TermId) -> TermId {
+        let base = self.initial(t, cell, address);
+        chain(t, self.log(cell).filter(|w| w.who == Who::Init), address, None, base)
+    }
+
     /// A round's start value at `address`: after init for round 1, a
     /// guess for rounds 2..K, anything in the dead round K + 1.
-    fn round_start(&mut self, t: &mut TermBank, cell: Cell, address: TermId, round: TermId) -> TermId {
-        let init: Vec<Write> = self.log(cell).into_iter().filter(|w| w.who == Who::Init).collect();
-        let base = self.initial(t, cell, address);
-        let after_init = chain(t, &init, address, None, base);
-        let mut value = self.uf(t, &format!("dead.{}", cell.tag()), address);
+    fn round_start(&self, t: &mut TermBank, cell: Cell, address: TermId, round: TermId) -> TermId {
+        let mut value = uf(t, &format!("dead.{}", cell.tag()), address);
         for r in (1..=self.k).rev() {
-            let start = if r == 1 { after_init } else { self.uf(t, &format!("g{r}.{}", cell.tag()), address) };
+            let start = if r == 1 { self.after_init(t, cell, address) } else { uf(t, &format!("g{r}.{}", cell.tag()), address) };
             let rt = t.int(r as i128);
             let is_r = t.eq(round, rt);
             value = t.ite(is_r, start, value);
@@ -232,9 +220,15 @@ impl Memory {
     }
 }
 
+/// An uninterpreted map of one address: initial memory, a guess.
+fn uf(t: &mut TermBank, name: &str, address: TermId) -> TermId {
+    let d = t.declare(name, &[Sort::Int], Sort::Int);
+    t.apply(d, &[address])
+}
+
 /// The read chain: the latest of `writes` that happened, in `round` (when
 /// given), at `address`, else `base`. `writes` are in execution order.
-fn chain(t: &mut TermBank, writes: &[Write], address: TermId, round: Option<TermId>, base: TermId) -> TermId {
+fn chain<'w>(t: &mut TermBank, writes: impl Iterator<Item = &'w Write>, address: TermId, round: Option<TermId>, base: TermId) -> TermId {
     let mut value = base;
     for w in writes {
         let same_address = t.eq(w.address, address);

@@ -44,7 +44,7 @@ pub mod witness;
 pub mod yields;
 
 use crate::analyses::pairs::Pair;
-use crate::ir::{Command, EntryPointId, LockId, ProcId, Program, RegionId};
+use crate::ir::{Command, LockId, ProcId, Program, RegionId};
 use crate::solver::{CheckResult, Solver, SolverOptions};
 use crate::verify::verdict::{PairVerdict, Verdict};
 use exec::{Bounds, Exec, Hit};
@@ -140,14 +140,10 @@ pub fn bounds_text(o: &Options) -> String {
 /// unproven region; `held[i]` are the pseudo locks entry point `i` runs
 /// holding. Results come in the order of `pairs`, for those pairs only.
 pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: &[Vec<String>], options: &Options) -> Vec<PrecisePair> {
-    let entries: Vec<(EntryPointId, &crate::ir::EntryPointInfo)> = program.entry_points.iter().collect();
-    let init = entries.iter().find(|(_, e)| e.kind.role() == crate::models::Role::Init).map(|(_, e)| e.procedure);
-    let held: Vec<Vec<LockId>> = (0..entries.len())
-        .map(|i| {
-            let names = held.get(i).cloned().unwrap_or_default();
-            program.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
-        })
-        .collect();
+    let entries: Vec<&crate::ir::EntryPointInfo> = program.entry_points.iter().map(|(_, e)| e).collect();
+    let init = entries.iter().find(|e| e.kind.role() == crate::models::Role::Init).map(|e| e.procedure);
+    let held: Vec<Vec<LockId>> =
+        crate::verify::run::pseudo_locks(program, held).into_iter().map(|locks| locks.into_iter().collect()).collect();
     let registers = init.is_some_and(|p| reaches_live(program, p));
     // Does init alone stay within the bounds? If not, pairs start from
     // arbitrary memory.
@@ -159,7 +155,12 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let jobs: Vec<usize> = (0..pairs.len().min(verdicts.len()))
         .filter(|&i| verdicts[i].regions.iter().any(|(_, v)| !matches!(v, Verdict::Proven)))
         .collect();
-    let setup = Setup { program, init, init_fits, registers, held: &held, options };
+    // Verdicts name regions; several regions may share a name.
+    let regions_by_name: BTreeMap<&str, Vec<RegionId>> = program.regions.iter().fold(BTreeMap::new(), |mut m, (id, r)| {
+        m.entry(r.name.as_str()).or_default().push(id);
+        m
+    });
+    let setup = Setup { program, entries, init, init_fits, registers, held: &held, regions_by_name, options };
     let mut out: Vec<(usize, PrecisePair)> =
         jobs.par_iter().with_max_len(1).map(|&i| (i, setup.pair(&pairs[i], &verdicts[i]))).collect();
     out.sort_by_key(|(i, _)| *i);
@@ -177,10 +178,13 @@ fn merge(first: PreciseVerdict, second: PreciseVerdict) -> PreciseVerdict {
 
 struct Setup<'a> {
     program: &'a Program,
+    /// The entry points, by the index pairs use.
+    entries: Vec<&'a crate::ir::EntryPointInfo>,
     init: Option<ProcId>,
     init_fits: bool,
     registers: bool,
     held: &'a [Vec<LockId>],
+    regions_by_name: BTreeMap<&'a str, Vec<RegionId>>,
     options: &'a Options,
 }
 
@@ -223,13 +227,8 @@ impl Setup<'_> {
     fn pair(&self, pair: &Pair, verdict: &PairVerdict) -> PrecisePair {
         let start = Instant::now();
         let program = self.program;
-        let ids: Vec<EntryPointId> = program.entry_points.iter().map(|(id, _)| id).collect();
-        let (a, b) = (&program.entry_points[ids[pair.first]], &program.entry_points[ids[pair.second]]);
-        let by_name: BTreeMap<&str, Vec<RegionId>> = program.regions.iter().fold(BTreeMap::new(), |mut m, (id, r)| {
-            m.entry(r.name.as_str()).or_insert_with(Vec::new).push(id);
-            m
-        });
-        let regions_of = |name: &str| by_name.get(name).cloned().unwrap_or_default();
+        let (a, b) = (self.entries[pair.first], self.entries[pair.second]);
+        let regions_of = |name: &str| self.regions_by_name.get(name).cloned().unwrap_or_default();
         let mut proven = BTreeSet::new();
         let mut unproven: Vec<(String, Vec<RegionId>)> = Vec::new();
         for (name, v) in &verdict.regions {

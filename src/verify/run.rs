@@ -92,12 +92,7 @@ pub fn verify<S: PairSolver>(
 ) -> (Vec<PairVerdict>, RunStats) {
     let mut stats = RunStats::default();
     let houdini_start = Instant::now();
-    let held: Vec<BTreeSet<crate::ir::LockId>> = (0..lowered.entry_points.len())
-        .map(|i| {
-            let names = held.get(i).cloned().unwrap_or_default();
-            lowered.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
-        })
-        .collect();
+    let held = pseudo_locks(lowered, held);
     let lp = instrument(lowered, &held);
     let mut summaries = contracts::build(&lp);
     infer(&lp, &mut summaries, houdini_start + options.houdini_budget, solver, &mut stats);
@@ -136,6 +131,18 @@ pub fn verify<S: PairSolver>(
         verdicts.push(verdict);
     }
     (verdicts, stats)
+}
+
+/// The locks of `program` named in `held[i]` (the pseudo locks entry
+/// point `i` runs holding), per entry point; a name the program never
+/// takes is no lock.
+pub fn pseudo_locks(program: &Program, held: &[Vec<String>]) -> Vec<BTreeSet<crate::ir::LockId>> {
+    (0..program.entry_points.len())
+        .map(|i| {
+            let names = held.get(i).map(Vec::as_slice).unwrap_or_default();
+            program.locks.iter().filter(|(_, l)| names.contains(&l.name)).map(|(id, _)| id).collect()
+        })
+        .collect()
 }
 
 /// What one pair check did.
