@@ -34,7 +34,7 @@ pub struct Session {
 }
 
 /// Time spent per stage on one file.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Timings {
     /// libclang's parse.
     pub parse: Duration,

@@ -42,7 +42,7 @@ impl Default for Options {
 }
 
 /// What a verification run did, for `check --verbose` and the benchmarks.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunStats {
     /// What Houdini did, over all components (times summed).
     pub houdini: houdini::Report,
