@@ -56,7 +56,7 @@ pub use witness::{Witness, WitnessStep};
 pub use yields::YieldMode;
 
 /// Options of the precise phase.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Rounds per thread (the context bound).
     pub k: u32,
