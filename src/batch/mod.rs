@@ -124,8 +124,7 @@ where
             let sender = sender.clone();
             let tasks = &tasks;
             scope.spawn(move || {
-                loop {
-                    let Some(index) = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None) else { break };
+                while let Some(index) = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None) {
                     let Some(task) = tasks[index].lock().ok().and_then(|mut t| t.take()) else { continue };
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         let error = worker::skipped(&task.file, options.run_timeout.unwrap_or_default());

@@ -134,12 +134,12 @@ pub fn check_files(args: &CheckArgs, session: &Session, files: &[PathBuf], analy
             described.extend_from_slice(models_hash.as_bytes());
             c.key(file, &described)
         });
-        if let (Some(c), Some(k)) = (&cache, key) {
-            if let Some(mut hit) = c.load::<FileVerdicts>(k) {
-                hit.cached = true;
-                results[i] = Some(hit);
-                continue;
-            }
+        if let (Some(c), Some(k)) = (&cache, key)
+            && let Some(mut hit) = c.load::<FileVerdicts>(k)
+        {
+            hit.cached = true;
+            results[i] = Some(hit);
+            continue;
         }
         let weight = std::fs::metadata(file).map_or(0, |m| m.len());
         tasks.push(Task { file: file.clone(), request, weight });
@@ -170,10 +170,10 @@ pub fn check_files(args: &CheckArgs, session: &Session, files: &[PathBuf], analy
             Outcome::Done { mut reply, inputs, peak_memory, time } => {
                 reply.time = time;
                 reply.peak_memory = peak_memory;
-                if let (Some(c), Some(k)) = (&cache, key) {
-                    if reply.cacheable() {
-                        c.store(k, &inputs, &reply);
-                    }
+                if let (Some(c), Some(k)) = (&cache, key)
+                    && reply.cacheable()
+                {
+                    c.store(k, &inputs, &reply);
                 }
                 reply
             }
