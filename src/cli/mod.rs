@@ -8,6 +8,7 @@
 mod args;
 mod check;
 mod ivl;
+mod output_file;
 mod por_hints;
 mod precise;
 mod render;
