@@ -9,9 +9,11 @@ mod args;
 mod check;
 mod ivl;
 mod output_file;
+mod pairs_xml;
 mod por_hints;
 mod precise;
 mod render;
+mod sarif;
 mod xml;
 
 pub use args::{Cli, Command};
