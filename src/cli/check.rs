@@ -21,6 +21,8 @@ pub enum Format {
     Text,
     /// One JSON document (docs/output.md).
     Json,
+    /// One SARIF 2.1.0 log (docs/output.md).
+    Sarif,
 }
 
 /// Options of `racewatch check`.
@@ -78,6 +80,13 @@ pub struct CheckArgs {
     /// otherwise (auto); never for a single file.
     #[arg(long, value_enum, default_value = "auto")]
     pub progress: crate::batch::progress::Mode,
+    /// Write the report to this file, atomically, instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write each pair's verdict to this file, in the original Whoop
+    /// tool's `<driver><pair ep1 ep2 bug/>` form (docs/output.md).
+    #[arg(long, value_name = "FILE")]
+    pub pairs_xml: Option<PathBuf>,
 }
 
 /// One file's outcome.
@@ -349,17 +358,14 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         por_hints: args.emit_por_hints.is_some(),
     };
     let results = super::batch::check_files(args, &session, &files, &analysis);
-    let mut out = std::io::stdout().lock();
-    let written = match args.format {
+    // The report goes to stdout, or atomically to --output.
+    let report_written = super::output_file::emit_report(args.output.as_deref(), |mut out| match args.format {
         Format::Text => write_text(&mut out, &results, precise.as_ref()).and_then(|_| {
             if results.len() + errors.len() > 1 { super::summary::write_table(&mut out, &results, &errors) } else { Ok(()) }
         }),
         Format::Json => write_json(&mut out, &results, &errors, precise.as_ref()),
-    };
-    if let Err(e) = written.and_then(|_| out.flush()) {
-        eprintln!("racewatch: error: cannot write output: {e}");
-        return Exit::Error;
-    }
+        Format::Sarif => super::sarif::write(&mut out, &results, &errors, precise.as_ref()),
+    });
     if args.verbose {
         for r in &results {
             let h = &r.stats.houdini;
@@ -400,7 +406,10 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
     // The hints of the whole run, written once every file is done.
     let hints_written = args.emit_por_hints.as_deref().is_none_or(|path| super::por_hints::emit(path, &results, &errors));
-    let mut failed = !errors.is_empty() || !hints_written;
+    let pairs_written = args.pairs_xml.as_deref().is_none_or(|path| {
+        super::output_file::emit(path, "the pair file", |mut out| super::pairs_xml::write(&mut out, &results, &errors, precise.is_some()))
+    });
+    let mut failed = !errors.is_empty() || !hints_written || !report_written || !pairs_written;
     for e in &errors {
         eprintln!("{}", render_file_error(e));
     }

@@ -9,9 +9,12 @@ mod args;
 mod batch;
 mod check;
 mod ivl;
+mod output_file;
+mod pairs_xml;
 mod por_hints;
 mod precise;
 mod render;
+mod sarif;
 mod summary;
 mod xml;
 

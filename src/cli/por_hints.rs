@@ -314,35 +314,11 @@ fn proof(entries: &[EntryHints], has_shared_mode: &[bool], pair: &Pair, r: Regio
     }
 }
 
-/// Writes the hints of a whole run to `path` atomically (a temporary file
-/// in the same directory, renamed over it); prints why not and returns
-/// false on failure, leaving no partial file.
+/// Writes the hints of a whole run to `path` atomically
+/// ([`super::output_file`]); prints why not and returns false on failure,
+/// leaving no partial file.
 pub fn emit(path: &Path, results: &[FileVerdicts], errors: &[FileError]) -> bool {
-    match write_atomically(path, results, errors) {
-        Ok(()) => true,
-        Err(e) => {
-            eprintln!("{}: error: cannot write the partial-order hints: {e}", path.display());
-            false
-        }
-    }
-}
-
-fn write_atomically(path: &Path, results: &[FileVerdicts], errors: &[FileError]) -> io::Result<()> {
-    let name = path.file_name().ok_or_else(|| io::Error::other("not a file name"))?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let temporary = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
-    let written = (|| {
-        let file = std::fs::File::create(&temporary)?;
-        let mut out = io::BufWriter::new(file);
-        write_document(&mut out, results, errors)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
+    super::output_file::emit(path, "the partial-order hints", |mut out| write_document(&mut out, results, errors))
 }
 
 /// The document: `<por-hints version>`, one `<driver>` per file, one

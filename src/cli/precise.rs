@@ -101,12 +101,15 @@ pub fn trailer(precise: &[PrecisePair], options: &precise::Options) -> String {
     )
 }
 
-fn find<'a>(precise: &'a [PrecisePair], pair: &PairVerdict, region: &str) -> Option<(&'a PrecisePair, &'a PreciseVerdict)> {
+/// The precise phase's result for a pair and region, with its pair.
+pub(super) fn find<'a>(precise: &'a [PrecisePair], pair: &PairVerdict, region: &str) -> Option<(&'a PrecisePair, &'a PreciseVerdict)> {
     let p = precise.iter().find(|p| p.first == pair.first && p.second == pair.second)?;
     p.regions.iter().find(|(r, _)| r == region).map(|(_, v)| (p, v))
 }
 
-fn step_text(s: &WitnessStep) -> String {
+/// One witness step in words: who (init or thread, entry point, round),
+/// where (the function, when not the entry point) and what happened.
+pub(super) fn step_text(s: &WitnessStep) -> String {
     let who = if s.thread == 0 { format!("init {}", s.entry) } else { format!("thread {} ({}), round {}", s.thread, s.entry, s.round) };
     let what = match s.event.as_str() {
         "read" | "write" => format!(
