@@ -34,11 +34,17 @@ pub struct Analysis {
     pub dump_smt: Option<PathBuf>,
     /// Whether to compute partial-order-reduction hints.
     pub por_hints: bool,
+    /// The file's time budget (`--file-timeout`). The worker stops the
+    /// lockset phase at 85% of it, with what is undecided unknown, so the
+    /// file reports what it decided before the hard stop; the rest is for
+    /// the queries in flight and the reply.
+    pub budget: Option<Duration>,
 }
 
 /// The worker's side of `racewatch worker`: analyses the one file of its
 /// request.
 pub fn serve_worker() -> u8 {
+    let started = std::time::Instant::now();
     worker::serve(|file: &Path, threads: usize, job: Analysis| {
         inject_fault(file);
         let models = match &job.models {
@@ -58,7 +64,9 @@ pub fn serve_worker() -> u8 {
             source: crate::frontend::flags::FlagSource::Given(job.flags),
             jobs: threads,
         };
-        let run = || check_file_reading(&session, file, &job.verify, job.precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
+        let mut verify = job.verify.clone();
+        verify.deadline = job.budget.map(|b| started + b.mul_f64(0.85));
+        let run = || check_file_reading(&session, file, &verify, job.precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
         let verdicts = match rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build() {
             Ok(pool) => pool.install(run),
             Err(_) => run(),

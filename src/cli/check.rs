@@ -356,6 +356,7 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         precise: precise.clone(),
         dump_smt: args.dump_smt.clone(),
         por_hints: args.emit_por_hints.is_some(),
+        budget: (args.file_timeout > 0).then(|| Duration::from_secs(args.file_timeout)),
     };
     let results = super::batch::check_files(args, &session, &files, &analysis);
     // The report goes to stdout, or atomically to --output.

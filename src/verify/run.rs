@@ -37,11 +37,17 @@ pub struct Options {
     /// exhausts it is unknown, as one that times out.
     #[serde(default)]
     pub resource_limit: Option<u32>,
+    /// The file's deadline (from `--file-timeout`): Houdini stops by it,
+    /// and a region not decided by then is unknown, so that a file over
+    /// its budget still reports what was decided. Not part of a request:
+    /// each worker sets it from its budget.
+    #[serde(skip)]
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: Duration::from_secs(10), houdini_budget: Duration::from_secs(300), resource_limit: None }
+        Options { timeout: Duration::from_secs(10), houdini_budget: Duration::from_secs(300), resource_limit: None, deadline: None }
     }
 }
 
@@ -99,7 +105,13 @@ pub fn verify<S: PairSolver>(
     let held = pseudo_locks(lowered, held);
     let lp = instrument(lowered, &held);
     let mut summaries = contracts::build(&lp);
-    infer(&lp, &mut summaries, houdini_start + options.houdini_budget, solver, &mut stats);
+    // Houdini gets its own budget, and at most half of what is left of the
+    // file's, so that the pair checks have time to use its summaries.
+    let mut houdini_deadline = houdini_start + options.houdini_budget;
+    if let Some(d) = options.deadline {
+        houdini_deadline = houdini_deadline.min(houdini_start + d.saturating_duration_since(houdini_start) / 2);
+    }
+    infer(&lp, &mut summaries, houdini_deadline, solver, &mut stats);
     stats.houdini_time = houdini_start.elapsed();
     // The pairs, in parallel, the costliest first (so that no long pair
     // starts last while the other threads idle), gathered in order.
@@ -121,7 +133,7 @@ pub fn verify<S: PairSolver>(
     let mut checked: Vec<(usize, (PairVerdict, PairStats))> = order
         .par_iter()
         .with_max_len(1)
-        .map(|&i| (i, check_pair(&lp, &summaries, &held, pairs[i].first, pairs[i].second, solver)))
+        .map(|&i| (i, check_pair(&lp, &summaries, &held, pairs[i].first, pairs[i].second, options.deadline, solver)))
         .collect();
     checked.sort_by_key(|(i, _)| *i);
     let checked = checked.into_iter().map(|(_, c)| c);
@@ -149,6 +161,9 @@ pub fn pseudo_locks(program: &Program, held: &[Vec<String>]) -> Vec<BTreeSet<cra
         .collect()
 }
 
+/// Why a region left undecided by the file's deadline is unknown.
+const BUDGET_SPENT: &str = "the file's time budget (--file-timeout) was spent before this was decided";
+
 /// What one pair check did.
 #[derive(Default)]
 struct PairStats {
@@ -164,12 +179,21 @@ fn check_pair<S: PairSolver>(
     held: &[BTreeSet<crate::ir::LockId>],
     a: usize,
     b: usize,
+    deadline: Option<Instant>,
     solver: &dyn Fn() -> S,
 ) -> (PairVerdict, PairStats) {
     let mut stats = PairStats::default();
     let start = Instant::now();
     let (ea, eb) = (&lp.entries[a], &lp.entries[b]);
     let mut verdict = PairVerdict { first: ea.name.clone(), second: eb.name.clone(), regions: Vec::new() };
+    let spent = || deadline.is_some_and(|d| Instant::now() >= d);
+    if spent() {
+        // Not even encoded: every shared region is unknown.
+        for r in crate::vcgen::pair::shared_regions(ea, eb) {
+            verdict.regions.push((lp.program.regions[r].name.clone(), Verdict::Unknown(BUDGET_SPENT.to_string())));
+        }
+        return (verdict, stats);
+    }
     let (vc, runs) = encode_pair(lp, summaries, a, b, [&held[a], &held[b]], None);
     let unsound: Vec<String> = ea.unsound.iter().chain(&eb.unsound).map(|(_, what)| what.clone()).collect();
     let mut s = solver();
@@ -177,6 +201,12 @@ fn check_pair<S: PairSolver>(
     let mut open: BTreeSet<usize> = (0..vc.checks.len()).collect();
     let mut decided: HashMap<usize, Verdict> = HashMap::new();
     while !open.is_empty() {
+        if spent() {
+            for k in &open {
+                decided.insert(*k, Verdict::Unknown(BUDGET_SPENT.to_string()));
+            }
+            break;
+        }
         stats.race_queries += 1;
         match s.check(&[]) {
             Outcome::Unsat => break,
