@@ -2,6 +2,7 @@
 //! race. See ARCHITECTURE.md for the map of the pipeline.
 
 pub mod analyses;
+pub mod batch;
 pub mod cli;
 pub mod diagnostics;
 pub mod frontend;

@@ -25,6 +25,10 @@ pub enum Command {
     /// Prove each pair of concurrent entry points race-free, or report the
     /// potential races.
     Check(super::check::CheckArgs),
+    /// Analyse one file for `check` as a worker process: reads the request
+    /// as JSON on stdin, writes the result as JSON on stdout.
+    #[command(hide = true)]
+    Worker,
 }
 
 /// Options of `racewatch ivl`.

@@ -35,6 +35,11 @@ pub struct CheckArgs {
     /// Seconds per solver query; a query that runs out is unknown.
     #[arg(long, value_name = "SECONDS", default_value = "10")]
     pub timeout: u64,
+    /// z3's resource limit (rlimit) per query: unlike --timeout, a query
+    /// that exhausts it is unknown on a loaded machine and an idle one
+    /// alike [default: none].
+    #[arg(long, value_name = "N")]
+    pub solver_rlimit: Option<u32>,
     /// Write every solver query as a replayable .smt2 file here.
     #[arg(long, value_name = "DIR")]
     pub dump_smt: Option<PathBuf>,
@@ -49,14 +54,49 @@ pub struct CheckArgs {
     /// (docs/por-hints.md).
     #[arg(long, value_name = "FILE")]
     pub emit_por_hints: Option<PathBuf>,
+    /// Seconds per file; a file still being analysed then is stopped and
+    /// reported as a timeout (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value = "600")]
+    pub file_timeout: u64,
+    /// Seconds for the whole run; past it, running files are stopped and
+    /// the rest skipped [default: no limit].
+    #[arg(long, value_name = "SECONDS")]
+    pub run_timeout: Option<u64>,
+    /// Address space per worker process, in MiB; a file needing more is
+    /// reported as out of memory (0: no limit).
+    #[arg(long, value_name = "MIB", default_value = "8192")]
+    pub memory_limit: u64,
+    /// Analyse every file again instead of reusing the results of an
+    /// unchanged one.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Keep the result cache here [default: $RACEWATCH_CACHE/results, else
+    /// ~/.cache/racewatch/results].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Progress on stderr: a bar on a terminal, one line per file
+    /// otherwise (auto); never for a single file.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: crate::batch::progress::Mode,
 }
 
 /// One file's outcome.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct FileVerdicts {
     /// The file.
     pub file: PathBuf,
     /// Its pair verdicts, or why it could not be verified.
     pub outcome: Result<Vec<PairVerdict>, FileError>,
+    /// How many entry points it has (0 when it could not be verified).
+    pub entry_points: usize,
+    /// Whether the result came from the cache.
+    #[serde(default)]
+    pub cached: bool,
+    /// The peak resident memory of the process that analysed it, in bytes.
+    pub peak_memory: Option<u64>,
+    /// Every file its analysis read: the file and its headers.
+    #[serde(skip)]
+    pub inputs: Vec<PathBuf>,
     /// What Houdini and the pair checks did.
     pub stats: crate::verify::run::RunStats,
     /// Wall-clock time of the whole file.
@@ -84,6 +124,93 @@ pub fn check_file_precise_verdicts(
 ) -> Result<(Vec<PairVerdict>, Vec<crate::precise::PrecisePair>), FileError> {
     let r = check_file_precise(session, file, options, Some(precise), None, false);
     r.outcome.map(|v| (v, r.precise))
+}
+
+/// How a file's check ended, for the summary table and the JSON `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Verified: every pair has its verdicts.
+    Verified,
+    /// Parsed, but nothing in it is called by the kernel.
+    NoEntryPoints,
+    /// Stopped by the per-file or run budget.
+    Timeout,
+    /// The worker crashed or ran out of memory.
+    Crash,
+    /// Not analysed: the run budget was spent.
+    Skipped,
+    /// Could not be analysed: bad input, flags, parse errors.
+    Error,
+}
+
+impl Status {
+    /// The kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Verified => "verified",
+            Status::NoEntryPoints => "no-entry-points",
+            Status::Timeout => "timeout",
+            Status::Crash => "crash",
+            Status::Skipped => "skipped",
+            Status::Error => "error",
+        }
+    }
+}
+
+impl FileVerdicts {
+    /// The outcome of a file that could not be verified.
+    pub fn failed(file: &std::path::Path, error: FileError, time: Duration) -> FileVerdicts {
+        FileVerdicts {
+            file: file.to_path_buf(),
+            outcome: Err(error),
+            entry_points: 0,
+            cached: false,
+            peak_memory: None,
+            inputs: Vec::new(),
+            stats: Default::default(),
+            time,
+            front: None,
+            precise: Vec::new(),
+            por_hints: None,
+        }
+    }
+
+    /// How the check ended.
+    pub fn status(&self) -> Status {
+        use crate::diagnostics::ErrorClass;
+        match &self.outcome {
+            Ok(_) if self.entry_points == 0 => Status::NoEntryPoints,
+            Ok(_) => Status::Verified,
+            Err(e) => match e.class {
+                ErrorClass::Timeout => Status::Timeout,
+                ErrorClass::Crash | ErrorClass::OutOfMemory => Status::Crash,
+                ErrorClass::Skipped => Status::Skipped,
+                _ => Status::Error,
+            },
+        }
+    }
+
+    /// Pairs checked.
+    pub fn pair_count(&self) -> usize {
+        self.outcome.as_ref().map_or(0, |p| p.len())
+    }
+
+    /// One phrase saying how the check ended, for progress lines.
+    pub fn summary(&self) -> String {
+        match (&self.outcome, self.status()) {
+            (Ok(_), Status::NoEntryPoints) => "no entry points".to_string(),
+            (Ok(pairs), _) => {
+                let t = totals(pairs);
+                format!("{} pairs: {} proven, {} races, {} unknown", t.pairs, t.proven, t.races, t.unknown)
+            }
+            (Err(e), _) => format!("{}: {}", e.class.as_str(), e.message),
+        }
+    }
+
+    /// Whether the cache may keep this result: a finished analysis only.
+    pub fn cacheable(&self) -> bool {
+        self.outcome.is_ok()
+    }
 }
 
 /// The pairs to check (indexing the lowered program's entry points) and
@@ -147,16 +274,33 @@ pub fn check_file_precise(
     dump: Option<&std::path::Path>,
     por_hints: bool,
 ) -> FileVerdicts {
+    check_file_reading(session, file, options, precise, dump, por_hints)
+}
+
+/// [`check_file_precise`], also recording every file the parse read in
+/// [`FileVerdicts::inputs`].
+pub fn check_file_reading(
+    session: &Session,
+    file: &std::path::Path,
+    options: &Options,
+    precise: Option<&crate::precise::Options>,
+    dump: Option<&std::path::Path>,
+    por_hints: bool,
+) -> FileVerdicts {
     let start = std::time::Instant::now();
+    let mut entry_count = 0;
+    let mut inputs = Vec::new();
     let mut stats = crate::verify::run::RunStats::default();
     let mut front = None;
     let mut precise_results = Vec::new();
     let mut hints = None;
-    let outcome = session.lower(file, Roots::EntryPoints).map(|(entry_points, lowered, timings)| {
+    let outcome = session.lower_reading(file, Roots::EntryPoints).map(|(entry_points, lowered, timings, read)| {
         front = Some(timings);
+        entry_count = entry_points.entry_points.len();
+        inputs = read;
         let (pairs, held) = pairs_and_held(session, &entry_points, &lowered.program);
         let program = &lowered.program;
-        let make = || crate::verify::solving::SolverAdapter::new(program, options.timeout, dump.map(|d| d.to_path_buf()));
+        let make = || crate::verify::solving::SolverAdapter::limited(program, options.timeout, options.resource_limit, dump.map(|d| d.to_path_buf()));
         let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);
         stats = run;
         if let Some(p) = precise {
@@ -167,33 +311,49 @@ pub fn check_file_precise(
         }
         verdicts
     });
-    FileVerdicts { file: file.to_path_buf(), outcome, stats, time: start.elapsed(), front, precise: precise_results, por_hints: hints }
+    FileVerdicts {
+        file: file.to_path_buf(),
+        outcome,
+        entry_points: entry_count,
+        cached: false,
+        peak_memory: None,
+        inputs,
+        stats,
+        time: start.elapsed(),
+        front,
+        precise: precise_results,
+        por_hints: hints,
+    }
 }
 
 /// Runs `racewatch check`.
 pub fn run(args: &CheckArgs, session: Session) -> Exit {
     let (files, errors) = session.inputs(&args.input.paths);
-    let options = Options { timeout: Duration::from_secs(args.timeout.max(1)), ..Options::default() };
-    let precise = args.precise.options(options.timeout);
+    let options = Options { timeout: Duration::from_secs(args.timeout.max(1)), resource_limit: args.solver_rlimit, ..Options::default() };
+    let precise = args.precise.options(options.timeout).map(|p| crate::precise::Options { resource_limit: args.solver_rlimit, ..p });
     if let Some(dir) = &args.dump_smt {
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("{}: error: cannot create the query directory: {e}", dir.display());
             return Exit::Error;
         }
     }
-    // Houdini and the pair checks run on a pool of `--jobs` threads; the
-    // results are gathered in order, so the output does not depend on it.
-    let hints = args.emit_por_hints.is_some();
-    let run_all = || -> Vec<FileVerdicts> {
-        files.iter().map(|f| check_file_precise(&session, f, &options, precise.as_ref(), args.dump_smt.as_deref(), hints)).collect()
+    // Each file is verified in a worker process (src/batch), `--jobs` at
+    // once; the results come back in input order, so the output does not
+    // depend on the job count.
+    let analysis = super::batch::Analysis {
+        flags: Vec::new(),
+        models: args.input.models.clone(),
+        verify: options.clone(),
+        precise: precise.clone(),
+        dump_smt: args.dump_smt.clone(),
+        por_hints: args.emit_por_hints.is_some(),
     };
-    let results = match rayon::ThreadPoolBuilder::new().num_threads(session.jobs.max(1)).build() {
-        Ok(pool) => pool.install(run_all),
-        Err(_) => run_all(),
-    };
+    let results = super::batch::check_files(args, &session, &files, &analysis);
     let mut out = std::io::stdout().lock();
     let written = match args.format {
-        Format::Text => write_text(&mut out, &results, precise.as_ref()),
+        Format::Text => write_text(&mut out, &results, precise.as_ref()).and_then(|_| {
+            if results.len() + errors.len() > 1 { super::summary::write_table(&mut out, &results, &errors) } else { Ok(()) }
+        }),
         Format::Json => write_json(&mut out, &results, &errors, precise.as_ref()),
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
@@ -257,7 +417,14 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
                 all.unknown += t.unknown;
             }
             Err(e) => {
-                failed = true;
+                // A file stopped by its time budget is unknown, like a
+                // solver timeout; any other failure means a file was not
+                // analysed at all.
+                if r.status() == Status::Timeout {
+                    all.unknown += 1;
+                } else {
+                    failed = true;
+                }
                 eprintln!("{}", render_file_error(e));
             }
         }
@@ -281,6 +448,10 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
 fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&crate::precise::Options>) -> std::io::Result<()> {
     for r in results {
         let Ok(pairs) = &r.outcome else { continue };
+        if r.entry_points == 0 {
+            writeln!(out, "{}: no entry points: nothing in it is called by the kernel, so nothing to verify", r.file.display())?;
+            continue;
+        }
         let found = match precise {
             Some(p) => super::precise::diagnostics(pairs, &r.precise, p),
             None => diagnostics(pairs),
@@ -328,6 +499,11 @@ fn write_json(
                 let t = totals(pairs);
                 let mut file = json!({
                     "file": r.file.display().to_string(),
+                    "status": r.status().as_str(),
+                    "cached": r.cached,
+                    "entry_points": r.entry_points,
+                    "seconds": r.time.as_secs_f64(),
+                    "memory_bytes": r.peak_memory,
                     "pairs": pairs_json,
                     "totals": { "pairs": t.pairs, "proven": t.proven, "races": t.races, "unknown": t.unknown },
                 });
@@ -336,7 +512,15 @@ fn write_json(
                 }
                 files.push(file);
             }
-            Err(e) => files.push(json!({ "file": r.file.display().to_string(), "error": error(e) })),
+            Err(e) => files.push(json!({
+                "file": r.file.display().to_string(),
+                "status": r.status().as_str(),
+                "cached": false,
+                "entry_points": 0,
+                "seconds": r.time.as_secs_f64(),
+                "memory_bytes": r.peak_memory,
+                "error": error(e),
+            })),
         }
     }
     let doc = json!({

@@ -6,11 +6,13 @@
 //! input, usage), 3 some results unknown.
 
 mod args;
+mod batch;
 mod check;
 mod ivl;
 mod por_hints;
 mod precise;
 mod render;
+mod summary;
 mod xml;
 
 pub use args::{Cli, Command};
@@ -58,6 +60,7 @@ pub fn main() -> ExitCode {
             Ok(session) => check::run(&args, session),
             Err(exit) => exit,
         },
+        Command::Worker => return ExitCode::from(batch::serve_worker()),
     };
     ExitCode::from(exit as u8)
 }

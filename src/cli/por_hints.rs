@@ -29,7 +29,7 @@ use std::path::Path;
 pub const SCHEMA_VERSION: &str = "1";
 
 /// One load or store an entry point reaches, with what is certain there.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AccessHint {
     /// Where in C, when known.
     pub span: Option<Span>,
@@ -48,7 +48,7 @@ pub struct AccessHint {
 }
 
 /// The accesses of one entry point, by location.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct EntryHints {
     /// The entry point's C function.
     pub name: String,
@@ -58,7 +58,7 @@ pub struct EntryHints {
 
 /// Why a region is proven race-free for a pair, as far as the must-held
 /// analysis can tell.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Proof {
     /// These locks are held at every access of both entry points made
     /// while callbacks are live (a lock with a shared mode exclusively on
@@ -77,7 +77,7 @@ pub enum Proof {
 }
 
 /// Why a context switch after an access must be explored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SwitchReason {
     /// The pair may race on the region.
     Race,
@@ -90,7 +90,7 @@ pub enum SwitchReason {
 }
 
 /// What a consumer may do after a pair's accesses to one region.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RegionHint {
     /// The verdict is a race or unknown: explore a switch after every
     /// access.
@@ -141,7 +141,7 @@ impl RegionHint {
 }
 
 /// The hints of one pair.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PairHints {
     /// The first entry point, indexing [`DriverHints::entries`].
     pub first: usize,
@@ -154,7 +154,7 @@ pub struct PairHints {
 }
 
 /// The hints of one driver.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DriverHints {
     /// Region names, by region id.
     pub region_names: Vec<String>,

@@ -108,7 +108,7 @@ fn find<'a>(precise: &'a [PrecisePair], pair: &PairVerdict, region: &str) -> Opt
 
 fn step_text(s: &WitnessStep) -> String {
     let who = if s.thread == 0 { format!("init {}", s.entry) } else { format!("thread {} ({}), round {}", s.thread, s.entry, s.round) };
-    let what = match s.event {
+    let what = match s.event.as_str() {
         "read" | "write" => format!(
             "{} {}{}{}",
             s.event,
@@ -132,7 +132,7 @@ fn witness_notes(w: &Witness) -> Vec<(String, Option<crate::diagnostics::Span>)>
         None => notes.push(("changed behind it by the other thread".to_string(), None)),
     }
     notes.push(("witness interleaving (its key events; the JSON output has every step):".to_string(), None));
-    let key = |s: &&WitnessStep| match s.event {
+    let key = |s: &&WitnessStep| match s.event.as_str() {
         "read" | "write" => s.thread != 0 && s.region == w.access.region,
         "lock" | "unlock" | "trylock-failed" | "switch" | "live" => true,
         _ => false,

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// A place in a source file: clang's expansion location (the use site of a
 /// macro, not its definition).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Span {
     /// The file, shared between the spans of one file.
     pub file: Arc<Path>,
@@ -71,7 +71,8 @@ pub struct Diagnostic {
 
 /// Why a file could not be analysed. The kebab-case names are part of the
 /// output formats and of the test expectations (`@expect error CLASS`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ErrorClass {
     /// The path does not exist.
     MissingFile,
@@ -92,6 +93,17 @@ pub enum ErrorClass {
     Flags,
     /// libclang itself failed.
     Libclang,
+    /// The file's analysis ran out of its time budget (`--file-timeout`)
+    /// and was stopped.
+    Timeout,
+    /// The process analysing the file died (a signal, a panic): a bug in
+    /// racewatch or in a library it uses, reported for this file alone.
+    Crash,
+    /// The file's analysis ran out of its memory budget (`--memory-limit`).
+    OutOfMemory,
+    /// The file was not analysed because the run's time budget
+    /// (`--run-timeout`) was spent.
+    Skipped,
 }
 
 impl ErrorClass {
@@ -107,11 +119,15 @@ impl ErrorClass {
             ErrorClass::ParseError => "parse-error",
             ErrorClass::Flags => "flags",
             ErrorClass::Libclang => "libclang",
+            ErrorClass::Timeout => "timeout",
+            ErrorClass::Crash => "crash",
+            ErrorClass::OutOfMemory => "out-of-memory",
+            ErrorClass::Skipped => "skipped",
         }
     }
 
     /// Every class, for documentation and for parsing expectations.
-    pub const ALL: [ErrorClass; 9] = [
+    pub const ALL: [ErrorClass; 13] = [
         ErrorClass::MissingFile,
         ErrorClass::Unreadable,
         ErrorClass::NotC,
@@ -121,11 +137,15 @@ impl ErrorClass {
         ErrorClass::ParseError,
         ErrorClass::Flags,
         ErrorClass::Libclang,
+        ErrorClass::Timeout,
+        ErrorClass::Crash,
+        ErrorClass::OutOfMemory,
+        ErrorClass::Skipped,
     ];
 }
 
 /// A file (or directory, or flags database) that could not be analysed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileError {
     /// The path the user named (or the file found under a named directory).
     pub path: PathBuf,

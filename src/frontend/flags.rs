@@ -53,6 +53,9 @@ pub enum FlagSource {
     CompileCommands(CompileDb),
     /// Only the user's passthrough flags.
     Plain,
+    /// Exactly these clang arguments, already composed (by the parent
+    /// process of a worker) for the one file a worker analyses.
+    Given(Vec<String>),
 }
 
 /// The parts of a kernel headers tree that flags point into.
@@ -72,11 +75,17 @@ pub struct KernelTree {
 /// `~/.cache/racewatch` (`HOME`, else the password database), then
 /// `kernel/current`.
 pub fn default_kernel_dir() -> Option<PathBuf> {
-    let cache = std::env::var_os("RACEWATCH_CACHE")
+    cache_root().map(|cache| cache.join("kernel/current"))
+}
+
+/// racewatch's cache directory (kernel headers, driver sources, results):
+/// `$RACEWATCH_CACHE`, else `$XDG_CACHE_HOME/racewatch`, else
+/// `~/.cache/racewatch`.
+pub fn cache_root() -> Option<PathBuf> {
+    std::env::var_os("RACEWATCH_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("racewatch")))
-        .or_else(|| std::env::home_dir().map(|h| h.join(".cache/racewatch")))?;
-    Some(cache.join("kernel/current"))
+        .or_else(|| std::env::home_dir().map(|h| h.join(".cache/racewatch")))
 }
 
 impl KernelTree {
@@ -235,6 +244,10 @@ pub struct CompileDb {
     /// The database file.
     pub path: PathBuf,
     entries: HashMap<PathBuf, CompileEntry>,
+    /// Entries naming a file but malformed otherwise: the file and why.
+    broken: HashMap<PathBuf, String>,
+    /// Entries that do not even name a file, as errors about the database.
+    pub invalid: Vec<FileError>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -281,35 +294,67 @@ const DROPPED_PREFIXES: &[&str] = &[
 const PATH_OPTIONS: &[&str] = &["-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros"];
 
 impl CompileDb {
-    /// Reads and indexes a compile_commands.json. A malformed file is an
-    /// error naming it and serde's line and column.
+    /// Reads and indexes a compile_commands.json. A file that is not a JSON
+    /// array is an error naming it and serde's line and column; one bad
+    /// entry is an error for its file alone (or, when it names no file, an
+    /// error about the database listed in [`CompileDb::invalid`]), and the
+    /// other entries stay usable.
     pub fn load(path: &Path) -> Result<CompileDb, FileError> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             let class = if e.kind() == std::io::ErrorKind::NotFound { ErrorClass::MissingFile } else { ErrorClass::Unreadable };
             FileError::new(path, class, format!("cannot read compilation database: {e}"))
         })?;
-        let raw: Vec<CompileEntry> = serde_json::from_str(&text).map_err(|e| {
+        let raw: Vec<serde_json::Value> = serde_json::from_str(&text).map_err(|e| {
             FileError::new(path, ErrorClass::Flags, format!("not a valid compile_commands.json: {e}"))
         })?;
         let mut entries = HashMap::new();
-        for entry in raw {
-            let file = absolute(&entry.directory, &entry.file);
-            entries.insert(normalise(&file), entry);
+        let mut broken = HashMap::new();
+        let mut invalid = Vec::new();
+        for (n, value) in raw.into_iter().enumerate() {
+            let named = value.get("file").and_then(|f| f.as_str()).map(|f| {
+                let dir = value.get("directory").and_then(|d| d.as_str()).unwrap_or("");
+                normalise(&absolute(Path::new(dir), Path::new(f)))
+            });
+            match (serde_json::from_value::<CompileEntry>(value), named) {
+                (Ok(entry), _) => {
+                    let file = absolute(&entry.directory, &entry.file);
+                    entries.insert(normalise(&file), entry);
+                }
+                (Err(e), Some(file)) if file.is_absolute() => {
+                    broken.insert(file, e.to_string());
+                }
+                (Err(e), _) => invalid.push(FileError::new(
+                    path,
+                    ErrorClass::Flags,
+                    format!("entry {} names no file with its directory, so it is ignored: {e}", n + 1),
+                )),
+            }
         }
-        Ok(CompileDb { path: path.to_path_buf(), entries })
+        Ok(CompileDb { path: path.to_path_buf(), entries, broken, invalid })
     }
 
-    /// Every file the database names, sorted.
+    /// Every file the database names, sorted (those of broken entries too,
+    /// so that each gets its error).
     pub fn files(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = self.entries.values().map(|e| absolute(&e.directory, &e.file)).collect();
+        let mut v: Vec<PathBuf> = self.entries.values().map(|e| absolute(&e.directory, &e.file)).chain(self.broken.keys().cloned()).collect();
         v.sort();
+        v.dedup();
         v
+    }
+
+    /// The files the database names that lie in `dir` or below it.
+    pub fn files_under(&self, dir: &Path) -> Vec<PathBuf> {
+        let dir = normalise(&std::env::current_dir().map(|cwd| cwd.join(dir)).unwrap_or_else(|_| dir.to_path_buf()));
+        self.files().into_iter().filter(|f| normalise(f).starts_with(&dir)).collect()
     }
 
     /// The clang arguments for `file`, or an error when the database has no
     /// usable entry for it.
     pub fn flags(&self, file: &Path) -> Result<Vec<String>, FileError> {
         let key = normalise(&std::env::current_dir().map(|cwd| cwd.join(file)).unwrap_or_else(|_| file.to_path_buf()));
+        if let Some(why) = self.broken.get(&key) {
+            return Err(FileError::new(file, ErrorClass::Flags, format!("its entry in {} is malformed: {why}", self.path.display())));
+        }
         let entry = self.entries.get(&key).ok_or_else(|| {
             FileError::new(file, ErrorClass::Flags, format!("no entry for this file in {}", self.path.display()))
         })?;
@@ -458,6 +503,7 @@ impl FlagSource {
             FlagSource::Kernel(tree) => tree.flags(file),
             FlagSource::CompileCommands(db) => db.flags(file)?,
             FlagSource::Plain => Vec::new(),
+            FlagSource::Given(flags) => return Ok(flags.clone()),
         };
         for dir in &options.include_dirs {
             flags.push(format!("-I{}", dir.display()));

@@ -57,7 +57,7 @@ pub trait VcSolver {
 }
 
 /// Why Houdini stopped.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StopReason {
     /// The candidate set is inductive.
     Fixpoint,
@@ -67,7 +67,7 @@ pub enum StopReason {
 }
 
 /// What a run did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// Why it stopped.
     pub stop: StopReason,

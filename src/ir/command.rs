@@ -46,7 +46,7 @@ pub enum AccessKind {
 }
 
 /// How a lock is taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum LockMode {
     /// A writer, or the only holder.
     Exclusive,

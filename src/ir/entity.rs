@@ -33,7 +33,8 @@ pub trait EntityId: Copy + Eq + Ord + Hash + fmt::Debug {
 macro_rules! entity_id {
     ($(#[$attribute:meta])* $name:ident, $prefix:literal) => {
         $(#[$attribute])*
-        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
         pub struct $name(u32);
 
         impl $name {

@@ -34,7 +34,7 @@ pub struct Session {
 }
 
 /// Time spent per stage on one file.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Timings {
     /// libclang's parse.
     pub parse: Duration,
@@ -59,14 +59,37 @@ impl Session {
     /// The files an invocation names: the given paths (directories searched
     /// for `*.c`), or every file of the compilation database when no path is
     /// given. Errors are for paths that name no file.
+    ///
+    /// With a compilation database, a named directory stands for the
+    /// database's files under it, and the database's entries that name no
+    /// file are errors too.
     pub fn inputs(&self, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<FileError>) {
-        if paths.is_empty() {
-            if let FlagSource::CompileCommands(db) = &self.source {
-                return (db.files(), Vec::new());
+        let FlagSource::CompileCommands(db) = &self.source else {
+            if paths.is_empty() {
+                return (Vec::new(), vec![FileError::new("racewatch", ErrorClass::MissingFile, "no input files given")]);
             }
-            return (Vec::new(), vec![FileError::new("racewatch", ErrorClass::MissingFile, "no input files given")]);
+            return collect_c_files(paths);
+        };
+        let mut errors = db.invalid.clone();
+        if paths.is_empty() {
+            return (db.files(), errors);
         }
-        collect_c_files(paths)
+        let mut files = Vec::new();
+        for path in paths {
+            if path.is_dir() {
+                let under = db.files_under(path);
+                if under.is_empty() {
+                    let message = format!("no entry of {} lies under this directory", db.path.display());
+                    errors.push(FileError::new(path, ErrorClass::NoCFiles, message));
+                }
+                files.extend(under);
+            } else {
+                let (found, bad) = collect_c_files(std::slice::from_ref(path));
+                files.extend(found);
+                errors.extend(bad);
+            }
+        }
+        (files, errors)
     }
 
     /// Extracts the entry points of every file, in parallel, in input order.
@@ -82,6 +105,12 @@ impl Session {
     /// Lowers one file: its entry points and the IR of everything they
     /// reach.
     pub fn lower(&self, file: &Path, roots: Roots) -> Result<(DriverEntryPoints, Lowered, Timings), FileError> {
+        self.lower_reading(file, roots).map(|(entry_points, lowered, timings, _)| (entry_points, lowered, timings))
+    }
+
+    /// [`Session::lower`], also returning every file the parse read (the
+    /// file and its headers).
+    pub fn lower_reading(&self, file: &Path, roots: Roots) -> Result<(DriverEntryPoints, Lowered, Timings, Vec<PathBuf>), FileError> {
         let flags = self.source.flags_for(file, &self.options)?;
         with_thread_index(|index| {
             let mut timings = Timings::default();
@@ -94,7 +123,7 @@ impl Session {
             let start = Instant::now();
             let lowered = lower_from(&tu, &self.models, &entry_points, roots);
             timings.lower = start.elapsed();
-            Ok((entry_points, lowered, timings))
+            Ok((entry_points, lowered, timings, tu.included_files()))
         })
     }
 

@@ -56,7 +56,7 @@ pub use witness::{Witness, WitnessStep};
 pub use yields::YieldMode;
 
 /// Options of the precise phase.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Rounds per thread (the context bound).
     pub k: u32,
@@ -93,7 +93,7 @@ impl Default for Options {
 }
 
 /// The precise verdict on one region of one pair.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum PreciseVerdict {
     /// The race happens: how.
     Confirmed(Box<Witness>),
@@ -115,7 +115,7 @@ impl PreciseVerdict {
 }
 
 /// What the precise phase did for one pair.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PrecisePair {
     /// The first entry point.
     pub first: String,

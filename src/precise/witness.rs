@@ -22,7 +22,7 @@ use crate::ir::Program;
 use crate::solver::{Model, TermBank};
 
 /// One step of a witness.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WitnessStep {
     /// 0 for init, 1 or 2 for the pair's threads.
     pub thread: u8,
@@ -36,7 +36,7 @@ pub struct WitnessStep {
     pub span: Option<Span>,
     /// What happened: `read`, `write`, `lock`, `unlock`, `switch`, `live`,
     /// `line`.
-    pub event: &'static str,
+    pub event: String,
     /// The region, for accesses.
     pub region: Option<String>,
     /// The address, for accesses.
@@ -47,7 +47,7 @@ pub struct WitnessStep {
 }
 
 /// A confirmed race.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Witness {
     /// The interleaving, in execution order.
     pub steps: Vec<WitnessStep>,
@@ -121,7 +121,7 @@ pub fn build(
             StepKind::Live => ("live", None, None, None),
             StepKind::Line => ("line", None, None, None),
         };
-        WitnessStep { thread, entry, round, function: s.function.clone(), span: s.span.clone(), event, region, address, value }
+        WitnessStep { thread, entry, round, function: s.function.clone(), span: s.span.clone(), event: event.to_string(), region, address, value }
     };
     let mut out: Vec<WitnessStep> = Vec::new();
     let mut access = None;

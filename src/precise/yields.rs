@@ -40,7 +40,7 @@ use clap::ValueEnum;
 use std::collections::BTreeSet;
 
 /// A yield placement policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum, serde::Serialize, serde::Deserialize)]
 pub enum YieldMode {
     /// After every shared access and around every lock operation.
     All,

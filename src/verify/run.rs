@@ -26,23 +26,27 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 /// Options of a verification run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Per solver check.
     pub timeout: Duration,
     /// Houdini's budget for the whole driver: past it, the candidates of
     /// every component not yet at its fixpoint are refuted.
     pub houdini_budget: Duration,
+    /// z3's deterministic resource limit per check, if any: a check that
+    /// exhausts it is unknown, as one that times out.
+    #[serde(default)]
+    pub resource_limit: Option<u32>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: Duration::from_secs(10), houdini_budget: Duration::from_secs(300) }
+        Options { timeout: Duration::from_secs(10), houdini_budget: Duration::from_secs(300), resource_limit: None }
     }
 }
 
 /// What a verification run did, for `check --verbose` and the benchmarks.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunStats {
     /// What Houdini did, over all components (times summed).
     pub houdini: houdini::Report,

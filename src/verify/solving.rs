@@ -43,7 +43,12 @@ fn sort(s: Sort) -> crate::solver::Sort {
 impl<'p> SolverAdapter<'p> {
     /// A session for VCs over `program`'s uninterpreted functions.
     pub fn new(program: &'p Program, timeout: Duration, dump_dir: Option<PathBuf>) -> SolverAdapter<'p> {
-        let options = SolverOptions { timeout, resource_limit: None, dump_dir };
+        Self::limited(program, timeout, None, dump_dir)
+    }
+
+    /// [`SolverAdapter::new`] with z3's resource limit per check.
+    pub fn limited(program: &'p Program, timeout: Duration, resource_limit: Option<u32>, dump_dir: Option<PathBuf>) -> SolverAdapter<'p> {
+        let options = SolverOptions { timeout, resource_limit, dump_dir };
         SolverAdapter { program, solver: Solver::with_options(options), vars: Vec::new(), failures: Vec::new(), model: None }
     }
 

@@ -10,7 +10,7 @@
 use crate::diagnostics::{Diagnostic, Level, Span};
 
 /// One access in a race report.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Access {
     /// The entry point making it.
     pub entry: String,
@@ -38,7 +38,7 @@ impl Access {
 }
 
 /// The verdict on one region of one pair.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
     /// No two accesses of the pair can race on any address of the region.
     Proven,
@@ -49,7 +49,7 @@ pub enum Verdict {
 }
 
 /// The verdicts of one pair.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PairVerdict {
     /// The first entry point (no later than the second in definition
     /// order).
@@ -75,7 +75,7 @@ impl PairVerdict {
 }
 
 /// A pair's overall state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Summary {
     /// Every region proven.
     Proven,
@@ -87,7 +87,7 @@ pub enum Summary {
 
 /// Counts for the trailer: `N of P pairs proven race-free, R potential
 /// races, U unknown`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Totals {
     /// Pairs checked.
     pub pairs: usize,

@@ -191,6 +191,30 @@ impl<'i> TranslationUnit<'i> {
         }
     }
 
+    /// Every file the unit read: the parsed file and each header it
+    /// includes, directly or not, each once, in clang's order. The result
+    /// cache (src/batch/cache.rs) keeps a file's verdicts only while all of
+    /// these are unchanged.
+    pub fn included_files(&self) -> Vec<PathBuf> {
+        extern "C" fn visit(file: CXFile, _stack: *mut CXSourceLocation, _depth: std::os::raw::c_uint, data: CXClientData) {
+            // SAFETY: `data` is the `Vec` passed below, alive for the call;
+            // `file` is a file of the live unit.
+            unsafe {
+                let files = &mut *(data as *mut Vec<PathBuf>);
+                let name = cx_string(clang_getFileName(file));
+                if !name.is_empty() {
+                    files.push(PathBuf::from(name));
+                }
+            }
+        }
+        let mut files: Vec<PathBuf> = Vec::new();
+        // SAFETY: a live unit; the visitor only pushes into `files`.
+        unsafe { clang_getInclusions(self.raw, visit, &mut files as *mut Vec<PathBuf> as CXClientData) };
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|f| seen.insert(f.clone()));
+        files
+    }
+
     /// The text of one of the unit's files as clang read it, so that it
     /// matches the offsets clang reports.
     pub fn file_text(&self, path: &Path) -> Option<&'_ [u8]> {
