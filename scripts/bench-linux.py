@@ -7,8 +7,9 @@ the one issue 6's acceptance is about) and drivers/net/ethernet/realtek
 (the *realtek batch*, run separately and shown in the table), from Debian's
 linux-source-6.12 as scripts/setup.sh extracts it into the cache. Each
 batch is one command,
-`racewatch check --format json --output FILE --jobs N [--no-cache] DIR...`,
-run from the root of the linux-source tree so that paths are relative.
+`racewatch check --format json --progress none --jobs N --no-cache DIR...`
+(or `--cache-dir DIR` instead of `--no-cache`), run from the root of the
+linux-source tree so that paths are relative.
 
 Measured on the main batch:
   * `--jobs 1 --no-cache` and `--jobs 2 --no-cache` (RUNS times each,
@@ -18,9 +19,8 @@ Measured on the main batch:
   * a warm run (`--jobs 2`, filling an empty private result cache) and then
     a cached run (`--jobs 2`, RUNS times): its speed-up over the uncached
     `--jobs 2` run (acceptance: at least 10x). The cache is private to this
-    script (RACEWATCH_CACHE pointing at a temporary directory, the kernel
-    headers passed with --kernel), so it starts empty and other runs do not
-    touch it.
+    script (`--cache-dir` a temporary directory), so it starts empty and
+    other runs do not touch it.
 The per-file table comes from the first uncached `--jobs 2` report: entry
 points, pairs, pairs proven, races, unknown, seconds, peak memory, status;
 then totals, the counts of each status and error class per directory, and
@@ -74,28 +74,26 @@ def binary_path():
     return target / "release/racewatch"
 
 
-def run_batch(binary, src, dirs, jobs, cache, file_timeout, extra_env=None, kernel=None, timeout=None):
-    """One batch: (report dict, wall seconds, peak RSS MiB of racewatch
-    itself, exit code). Exits the script on a run that gives no report."""
-    with tempfile.TemporaryDirectory(prefix="bench-linux-") as tmp:
-        report = Path(tmp) / "report.json"
-        cmd = [binary, "check", "--format", "json", "--output", report, "--jobs", str(jobs)]
-        if not cache:
-            cmd.append("--no-cache")
-        if file_timeout:
-            cmd += ["--file-timeout", str(file_timeout)]
-        if kernel:
-            cmd += ["--kernel", kernel]
-        cmd += dirs
-        env = dict(os.environ, **(extra_env or {}))
-        code, out, err, wall, rss = run_child(cmd, src, timeout, env)
-        if code is None:
-            sys.exit(f"error: `{shown(cmd)}` ran over {timeout:.0f} s and was killed")
-        if code not in (0, 1, 2, 3) or not report.exists():
-            last = "\n".join(err.strip().splitlines()[-5:]) or "no output"
-            sys.exit(f"error: `{shown(cmd)}` exited {code} without a report:\n{last}")
-        doc = json.loads(report.read_text())
-    print(f"  -j {jobs}{'' if cache else ' --no-cache'} {' '.join(dirs)}: {wall:.1f} s, exit {code}, "
+def run_batch(binary, src, dirs, jobs, file_timeout, cache_dir=None, timeout=None):
+    """One batch, uncached unless `cache_dir` is given: (report dict, wall
+    seconds, peak RSS MiB of the parent racewatch process, exit code). Exits
+    the script on a run that gives no report."""
+    cmd = [binary, "check", "--format", "json", "--progress", "none", "--jobs", str(jobs)]
+    cmd += ["--cache-dir", cache_dir] if cache_dir else ["--no-cache"]
+    if file_timeout:
+        cmd += ["--file-timeout", str(file_timeout)]
+    cmd += dirs
+    code, out, err, wall, rss = run_child(cmd, src, timeout)
+    if code is None:
+        sys.exit(f"error: `{shown(cmd)}` ran over {timeout:.0f} s and was killed")
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = None
+    if code not in (0, 1, 2, 3) or doc is None:
+        last = "\n".join(err.strip().splitlines()[-5:]) or "no output"
+        sys.exit(f"error: `{shown(cmd)}` exited {code} without a report:\n{last}")
+    print(f"  -j {jobs}{' (cache)' if cache_dir else ' --no-cache'} {' '.join(dirs)}: {wall:.1f} s, exit {code}, "
           f"{len(doc['files'])} files", file=sys.stderr)
     return doc, wall, rss, code
 
@@ -308,8 +306,8 @@ def main():
     print("uncached, -j 1 and -j 2:", file=sys.stderr)
     j1, j2 = [], []
     for _ in range(args.runs):
-        j1.append(run_batch(binary, src, main_dirs, 1, False, args.file_timeout, timeout=guard))
-        j2.append(run_batch(binary, src, main_dirs, 2, False, args.file_timeout, timeout=guard))
+        j1.append(run_batch(binary, src, main_dirs, 1, args.file_timeout, timeout=guard))
+        j2.append(run_batch(binary, src, main_dirs, 2, args.file_timeout, timeout=guard))
     reports = [r[0] for r in j1 + j2]
     texts = {comparable(r) for r in reports}
     identical = len(texts) == 1
@@ -320,10 +318,8 @@ def main():
 
     print("cached, -j 2 (private cache):", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="bench-linux-cache-") as cache:
-        env = {"RACEWATCH_CACHE": cache}
-        warm = run_batch(binary, src, main_dirs, 2, True, args.file_timeout, env, kernel, guard)
-        cached = [run_batch(binary, src, main_dirs, 2, True, args.file_timeout, env, kernel, guard)
-                  for _ in range(args.runs)]
+        warm = run_batch(binary, src, main_dirs, 2, args.file_timeout, cache, guard)
+        cached = [run_batch(binary, src, main_dirs, 2, args.file_timeout, cache, guard) for _ in range(args.runs)]
     if comparable(warm[0]) != comparable(j2[0][0]):
         failures.append("the warm cached run's report differs from the uncached one: "
                         + first_difference(j2[0][0], warm[0]))
@@ -337,7 +333,7 @@ def main():
     realtek = None
     if not args.quick:
         print("realtek, -j 2, no cache:", file=sys.stderr)
-        realtek = run_batch(binary, src, REALTEK_DIRS, 2, False, args.file_timeout, timeout=guard)
+        realtek = run_batch(binary, src, REALTEK_DIRS, 2, args.file_timeout, timeout=guard)
 
     # Figures.
     t1, t2 = median(r[1] for r in j1), median(r[1] for r in j2)
@@ -367,8 +363,9 @@ def main():
         f"kernel headers ({kernel.resolve().name}).",
         "",
         f"Each batch is one command, run from the root of the linux-source tree: "
-        f"`racewatch check --format json --output FILE --jobs N [--no-cache] DIR...`"
-        f"{f' with --file-timeout {args.file_timeout}' if args.file_timeout else ''}. "
+        f"`racewatch check --format json --progress none --jobs N --no-cache DIR...`"
+        f"{f' with --file-timeout {args.file_timeout}' if args.file_timeout else ''} "
+        "(the cached runs: `--cache-dir` a private, initially empty directory instead of `--no-cache`). "
         f"The *main batch* is {main_name} ({len(j2[0][0]['files'])} files)"
         + (f"; the *realtek batch* is {REALTEK_DIRS[0]} ({len(realtek[0]['files'])} files), run once with -j 2 "
            "and no cache, for the table only." if realtek else "."),

@@ -1,7 +1,9 @@
 //! Real Linux 6.12 files that whole-directory runs over drivers/char and
 //! drivers/watchdog met: the composed flags follow the kernel's
 //! configuration as kbuild's do (a file that includes
-//! arch/x86/include/asm/ftrace.h parses), and a file that cannot be parsed
+//! arch/x86/include/asm/ftrace.h parses), set-up extracts the directories
+//! whose headers drivers include (drivers/tty/hvc for
+//! drivers/char/virtio_console.c), and a file that cannot be parsed
 //! on x86-64 says why in its one error line: the architecture whose header
 //! it needs, the configuration option that leaves it out of the build, or
 //! that the kernel builds it only into its image.
@@ -70,4 +72,13 @@ fn a_parse_error_in_a_built_in_only_file_says_it_is_not_a_module() {
     // only #ifndef MODULE.
     let line = error_line("drivers/char/mem.c", "parse-error");
     assert!(line.contains("the kernel builds this file into its image, never as a module"), "{line}");
+}
+
+#[test]
+fn a_driver_including_another_directorys_header_parses() {
+    // virtio_console.c includes "../tty/hvc/hvc_console.h": set-up extracts
+    // drivers/tty/hvc too (drivers/linux-6.12/extract-dirs.txt).
+    let o = entry_points("drivers/char/virtio_console.c");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr (run scripts/setup.sh if drivers/tty/hvc is missing):\n{err}");
 }

@@ -480,6 +480,20 @@ impl FlagSource {
                     }
                     return error;
                 }
+                // `#include "../tty/hvc/hvc_console.h"`: a header of another
+                // directory of the source tree, which a partial tree (such
+                // as set-up's extract of linux-source) may lack.
+                if header.starts_with("../") {
+                    if let Some(dir) = error.path.parent().map(|d| d.join(&header)).and_then(|h| h.parent().map(normalise)) {
+                        if !dir.is_dir() {
+                            error.message.push_str(&format!(
+                                ": a header of another directory of the kernel source, {}, which this source tree does not have",
+                                dir.display()
+                            ));
+                            return error;
+                        }
+                    }
+                }
             }
             ErrorClass::ParseError => {}
             _ => return error,
