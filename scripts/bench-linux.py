@@ -216,7 +216,7 @@ colours = {"verified": "tab:blue", "no-entry-points": "tab:gray", "timeout": "ta
            "skipped": "tab:orange"}
 a.bar(range(len(times)), [t[1] for t in times], width=1.0, color=[colours.get(t[2], "tab:purple") for t in times])
 a.set_yscale("log")
-a.set_xlabel(f"files of the main batch, slowest first ({len(times)} analysed; parse errors left out)")
+a.set_xlabel(f"files of the main batch, slowest first ({len(times)} analysed; files in error left out)")
 a.set_ylabel("seconds (log scale)")
 a.set_title("Time per file, --jobs 2, no cache")
 for t in times[:5]:
