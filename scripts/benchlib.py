@@ -57,12 +57,13 @@ def driver_name(rel):
     return Path(rel).name[:-2] if rel.endswith(".c") else Path(rel).name
 
 
-def run_child(cmd, cwd, timeout):
-    """Runs cmd; returns (returncode or None on timeout, stdout, stderr, wall
-    seconds, peak RSS in MiB of the child)."""
+def run_child(cmd, cwd, timeout, env=None):
+    """Runs cmd (in env, else this process's environment); returns
+    (returncode or None on timeout, stdout, stderr, wall seconds, peak RSS in
+    MiB of the child)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
-        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=err, start_new_session=True)
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True)
         timed_out = threading.Event()
 
         def kill():

@@ -178,6 +178,9 @@ pub fn check_files(args: &CheckArgs, session: &Session, files: &[PathBuf], analy
             Outcome::Done { mut reply, inputs, peak_memory, time } => {
                 reply.time = time;
                 reply.peak_memory = peak_memory;
+                // A worker parses with the flags alone; what the kernel tree
+                // says of a parse error's cause is known here.
+                reply.outcome = reply.outcome.map_err(|e| session.source.explain(e));
                 if let (Some(c), Some(k)) = (&cache, key)
                     && reply.cacheable()
                 {

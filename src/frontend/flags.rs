@@ -5,8 +5,10 @@
 //!    the root that `dpkg -x` unpacked both into), or a configured kernel
 //!    source tree. From it racewatch composes the flags kbuild would pass for
 //!    an x86-64 module: `-nostdinc`, the arch and generated include
-//!    directories, the three forced includes, `-D__KERNEL__ -DMODULE`, and
-//!    the code-model flags that change which inline assembly parses.
+//!    directories, the three forced includes, `-D__KERNEL__ -DMODULE`, the
+//!    code-model flags that change which inline assembly parses, and the
+//!    flags the kernel's Makefiles derive from the tree's configuration
+//!    (`kbuild.rs`) where headers test them.
 //! 2. **compile_commands.json** (`--compile-commands FILE`): each file's own
 //!    flags, as kbuild's `gen_compile_commands.py` recorded them, minus what
 //!    only a compiler needs (`-c`, `-o`, dependency files, `-Werror`) and the
@@ -17,6 +19,7 @@
 //! In every mode `-I`, `-D`, `--include` and `--clang-arg` are appended, so a
 //! user's `-D` overrides a composed one.
 
+use super::kbuild::{BuildStatus, KernelConfig, architectures_with_header, build_status, is_arch_header};
 use crate::diagnostics::{ErrorClass, FileError};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -63,6 +66,8 @@ pub struct KernelTree {
     /// The common source directory: `include`, `arch/*/include`. The same
     /// as `build` for a configured source tree.
     pub source: PathBuf,
+    /// The options the build directory's configuration sets.
+    pub config: KernelConfig,
 }
 
 /// Where set-up puts the kernel headers, and where racewatch looks by
@@ -126,7 +131,7 @@ impl KernelTree {
     fn from_build_dir(build: &Path) -> Result<KernelTree, String> {
         // A configured source tree holds its own sources.
         if build.join("include/linux/kconfig.h").is_file() {
-            return Ok(KernelTree { build: build.to_path_buf(), source: build.to_path_buf() });
+            return Ok(KernelTree { build: build.to_path_buf(), source: build.to_path_buf(), config: KernelConfig::read(build) });
         }
         // Debian's flavour Makefile names its common directory:
         // `include /usr/src/linux-headers-<v>-common/Makefile`. Look for that
@@ -141,7 +146,7 @@ impl KernelTree {
         if let Some(name) = common_name {
             let sibling = build.with_file_name(&name);
             if sibling.join("include/linux/kconfig.h").is_file() {
-                return Ok(KernelTree { build: build.to_path_buf(), source: sibling });
+                return Ok(KernelTree { build: build.to_path_buf(), source: sibling, config: KernelConfig::read(build) });
             }
         }
         Err(format!("cannot find the common headers directory for {}", build.display()))
@@ -173,8 +178,13 @@ impl KernelTree {
                 "-D__KERNEL__",
                 "-DMODULE",
                 "-std=gnu11",
+                // The top Makefile's: -fshort-wchar makes wchar_t (and L""
+                // literals) 16 bits wide; -fno-PIE keeps __PIE__ undefined,
+                // as in every kernel object.
+                "-fshort-wchar",
                 "-funsigned-char",
                 "-fno-common",
+                "-fno-PIE",
                 "-fno-strict-aliasing",
                 "-m64",
                 "-mno-sse",
@@ -188,8 +198,34 @@ impl KernelTree {
             ]
             .map(String::from),
         );
+        flags.extend(self.configured_flags());
+        // scripts/Makefile.lib's modname_flags and basename_flags.
         flags.push(format!("-DKBUILD_MODNAME=\"{module}\""));
+        flags.push(format!("-D__KBUILD_MODNAME=kmod_{module}"));
         flags.push(format!("-DKBUILD_BASENAME=\"{module}\""));
+        flags
+    }
+
+    /// The flags the top Makefile adds when the configuration sets an
+    /// option, restricted to those that headers test: without them a header
+    /// refuses to parse or parses differently from a kernel build.
+    fn configured_flags(&self) -> Vec<String> {
+        let set = |name: &str| self.config.is_set(name);
+        let mut flags = Vec::new();
+        if set("CONFIG_FUNCTION_TRACER") {
+            // CC_FLAGS_FTRACE and CC_FLAGS_USING: with a function tracer and
+            // HAVE_FENTRY every object is built with -mfentry and
+            // -DCC_USING_FENTRY, and arch/x86/include/asm/ftrace.h stops
+            // with `#error Compiler does not support fentry?` without the
+            // define (drivers/watchdog/watchdog_core.c includes it).
+            if set("CONFIG_HAVE_FENTRY") {
+                flags.extend(["-mfentry".to_string(), "-DCC_USING_FENTRY".to_string()]);
+            }
+            // include/linux/ftrace.h's ftrace_need_init_nop() tests it.
+            if set("CONFIG_FTRACE_MCOUNT_USE_OBJTOOL") && set("CONFIG_HAVE_OBJTOOL_NOP_MCOUNT") {
+                flags.push("-DCC_USING_NOP_MCOUNT".to_string());
+            }
+        }
         flags
     }
 }
@@ -419,6 +455,60 @@ impl FlagSource {
             let hint = if options.kernel.is_none() { " (run scripts/setup.sh, or pass --kernel DIR or --no-kernel)" } else { "" };
             FileError::new(&dir, ErrorClass::Flags, format!("{message}{hint}"))
         })
+    }
+
+    /// Adds to a parse error what the kernel tree says about its cause: an
+    /// architecture header x86-64 does not have, a file the tree's
+    /// configuration does not build, or one it builds only into the kernel
+    /// image (racewatch parses every file as a module, and headers hide some
+    /// declarations from modules). Other errors, and every error under
+    /// another flag source, are returned as they are.
+    pub fn explain(&self, mut error: FileError) -> FileError {
+        let FlagSource::Kernel(tree) = self else {
+            return error;
+        };
+        let status = build_status(&error.path, &tree.config);
+        match error.class {
+            ErrorClass::MissingHeader => {
+                let header = error.message.split('\'').nth(1).unwrap_or_default().to_string();
+                if is_arch_header(&header) {
+                    let owners = architectures_with_header(&tree.source, &header);
+                    let whose = if owners.is_empty() { "an architecture header".to_string() } else { format!("a header of {}", owners.join(", ")) };
+                    error.message.push_str(&format!(": {whose} that x86-64 does not have; the driver is for another architecture"));
+                    if let Some(status @ BuildStatus::Unbuilt(_)) = status {
+                        error.message.push_str(&format!(" ({} in the kernel's configuration)", status.describe()));
+                    }
+                    return error;
+                }
+                // `#include "../tty/hvc/hvc_console.h"`: a header of another
+                // directory of the source tree, which a partial tree (such
+                // as set-up's extract of linux-source) may lack.
+                if header.starts_with("../") {
+                    if let Some(dir) = error.path.parent().map(|d| d.join(&header)).and_then(|h| h.parent().map(normalise)) {
+                        if !dir.is_dir() {
+                            error.message.push_str(&format!(
+                                ": a header of another directory of the kernel source, {}, which this source tree does not have",
+                                dir.display()
+                            ));
+                            return error;
+                        }
+                    }
+                }
+            }
+            ErrorClass::ParseError => {}
+            _ => return error,
+        }
+        match status {
+            Some(status @ BuildStatus::Unbuilt(_)) => error.message.push_str(&format!(
+                "; the kernel's configuration does not build this file ({}): it may need another architecture or options this configuration leaves out",
+                status.describe()
+            )),
+            Some(BuildStatus::BuiltIn) => error.message.push_str(
+                "; the kernel builds this file into its image, never as a module, and racewatch parses every file as a module (-DMODULE), which hides the header declarations kept for built-in code (#ifndef MODULE)",
+            ),
+            Some(BuildStatus::Module) | None => {}
+        }
+        error
     }
 
     /// The full clang argument list for one file.

@@ -4,6 +4,8 @@
 //! * [`clang`]: the safe wrapper that owns every `unsafe` call into libclang.
 //! * [`flags`]: the compiler flags of a file, composed three ways (kernel
 //!   headers tree, compile_commands.json, plain passthrough).
+//! * [`kbuild`]: what the kernel tree's configuration and Makefiles say:
+//!   the options that change flags, and why a file is not built.
 //! * [`input`]: which files an invocation names, and the checks that turn bad
 //!   input into clean errors before libclang sees it.
 //! * [`parse`]: parsing one file and classifying clang's errors.
@@ -16,5 +18,6 @@ pub mod clang;
 pub mod flags;
 pub mod entry_points;
 pub mod input;
+pub mod kbuild;
 pub mod lower;
 pub mod parse;

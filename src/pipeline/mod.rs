@@ -115,7 +115,7 @@ impl Session {
         with_thread_index(|index| {
             let mut timings = Timings::default();
             let start = Instant::now();
-            let tu = parse_c_file(index, file, &flags)?;
+            let tu = parse_c_file(index, file, &flags).map_err(|e| self.source.explain(e))?;
             timings.parse = start.elapsed();
             let start = Instant::now();
             let entry_points = extract_entry_points(&tu, &self.models);
@@ -132,7 +132,7 @@ impl Session {
         let outcome = self.source.flags_for(file, &self.options).and_then(|flags| {
             with_thread_index(|index| {
                 let start = Instant::now();
-                let tu = parse_c_file(index, file, &flags);
+                let tu = parse_c_file(index, file, &flags).map_err(|e| self.source.explain(e));
                 timings.parse = start.elapsed();
                 let tu = tu?;
                 let start = Instant::now();

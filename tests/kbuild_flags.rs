@@ -1,0 +1,84 @@
+//! Real Linux 6.12 files that whole-directory runs over drivers/char and
+//! drivers/watchdog met: the composed flags follow the kernel's
+//! configuration as kbuild's do (a file that includes
+//! arch/x86/include/asm/ftrace.h parses), set-up extracts the directories
+//! whose headers drivers include (drivers/tty/hvc for
+//! drivers/char/virtio_console.c), and a file that cannot be parsed
+//! on x86-64 says why in its one error line: the architecture whose header
+//! it needs, the configuration option that leaves it out of the build, or
+//! that the kernel builds it only into its image.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn linux_source() -> PathBuf {
+    let kernel = racewatch::frontend::flags::default_kernel_dir().expect("a cache directory");
+    let source = kernel.parent().unwrap().parent().unwrap().join("linux-source/current");
+    assert!(source.join("drivers/char").is_dir(), "{} is missing: run scripts/setup.sh", source.display());
+    source
+}
+
+fn entry_points(rel: &str) -> Output {
+    let file = linux_source().join(rel);
+    Command::new(env!("CARGO_BIN_EXE_racewatch")).arg("entry-points").arg(&file).output().expect("run racewatch")
+}
+
+/// The one error line of a refused file, after checking the exit code and
+/// the class.
+fn error_line(rel: &str, class: &str) -> String {
+    let o = entry_points(rel);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{rel}: exit code; stderr:\n{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{rel}: expected one error line:\n{err}");
+    assert!(lines[0].contains(rel), "{rel}: the error should name the file: {err}");
+    assert!(lines[0].ends_with(&format!("[{class}]")), "{rel}: expected class {class}: {err}");
+    lines[0].to_string()
+}
+
+#[test]
+fn ftrace_headers_parse_with_the_configurations_fentry_flags() {
+    // watchdog_core.c includes asm/ftrace.h, which stops with `Compiler
+    // does not support fentry?` unless -DCC_USING_FENTRY comes with
+    // CONFIG_FUNCTION_TRACER, as the top Makefile passes it.
+    let o = entry_points("drivers/watchdog/watchdog_core.c");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("entry points"));
+}
+
+#[test]
+fn a_missing_architecture_header_names_its_architecture_and_option() {
+    let line = error_line("drivers/char/dsp56k.c", "missing-header");
+    assert!(line.contains("'asm/atarihw.h' file not found"), "{line}");
+    assert!(line.contains("a header of m68k that x86-64 does not have; the driver is for another architecture"), "{line}");
+    assert!(line.contains("CONFIG_ATARI_DSP56K is not set"), "{line}");
+}
+
+#[test]
+fn a_parse_error_in_a_file_the_configuration_leaves_out_names_the_option() {
+    // bsr.c calls a powerpc function; tpm/eventlog/of.c is built from its
+    // parent directory's Makefile (`tpm-$(CONFIG_OF) += eventlog/of.o`).
+    let line = error_line("drivers/char/bsr.c", "parse-error");
+    assert!(line.contains("remap_4k_pfn"), "{line}");
+    assert!(line.contains("the kernel's configuration does not build this file (CONFIG_IBM_BSR is not set)"), "{line}");
+    let line = error_line("drivers/char/tpm/eventlog/of.c", "parse-error");
+    assert!(line.contains("(CONFIG_OF is not set)"), "{line}");
+}
+
+#[test]
+fn a_parse_error_in_a_built_in_only_file_says_it_is_not_a_module() {
+    // mem.c is obj-y: it uses random_fops, which linux/random.h declares
+    // only #ifndef MODULE.
+    let line = error_line("drivers/char/mem.c", "parse-error");
+    assert!(line.contains("the kernel builds this file into its image, never as a module"), "{line}");
+}
+
+#[test]
+fn a_driver_including_another_directorys_header_parses() {
+    // virtio_console.c includes "../tty/hvc/hvc_console.h": set-up extracts
+    // drivers/tty/hvc too (drivers/linux-6.12/extract-dirs.txt).
+    let o = entry_points("drivers/char/virtio_console.c");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr (run scripts/setup.sh if drivers/tty/hvc is missing):\n{err}");
+}
