@@ -147,7 +147,8 @@ fn a_timeout_alone_is_unknown_and_the_run_budget_skips_the_rest() {
     copy(&dir, "drivers/corpus/net_ethtool.c", "hangs.c");
     let d = dir.display().to_string();
     let env = [("RACEWATCH_TEST_FAULT", "hang:hangs.c")];
-    let o = racewatch(&["check", "--no-cache", "--format", "json", "--file-timeout", "3", "-j", "1", &d], &env);
+    // Long enough for the small driver on a loaded machine.
+    let o = racewatch(&["check", "--no-cache", "--format", "json", "--file-timeout", "15", "-j", "1", &d], &env);
     assert_eq!(o.status.code(), Some(3), "a timeout is unknown: {}", stderr(&o));
     let doc = json(&o);
     assert_eq!(file(&doc, "hangs.c")["status"], "timeout");
