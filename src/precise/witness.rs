@@ -71,7 +71,8 @@ pub fn build(
 ) -> Witness {
     let int = |t| model.eval_int(terms, t);
     let ran = |s: &Step| model.eval_bool(terms, s.guard) == Some(true);
-    let after = int(check.after).unwrap_or(i128::from(k)) as u32;
+    let round_of = |r: &super::round::Round| r.value(terms, model);
+    let after = round_of(&check.after).unwrap_or(k);
     let order = |w: Who| match w {
         Who::Init => 0u8,
         Who::T1 => 1,
@@ -83,7 +84,7 @@ pub fn build(
         if !ran(s) {
             continue;
         }
-        let round = if s.who == Who::Init { 0 } else { int(s.round).unwrap_or(0) as u32 };
+        let round = if s.who == Who::Init { 0 } else { round_of(&s.round).unwrap_or(0) };
         if round > k {
             continue;
         }
@@ -128,8 +129,8 @@ pub fn build(
     let mut position_of_access = 0;
     for &(round, _, i) in &ran_steps {
         // A switch that did not change the round is no switch.
-        if let StepKind::Switch { from, to } = steps[i].kind {
-            if int(from) == int(to) {
+        if let StepKind::Switch { from, to } = &steps[i].kind {
+            if round_of(from) == round_of(to) {
                 continue;
             }
         }
@@ -140,7 +141,7 @@ pub fn build(
         }
         out.push(step);
     }
-    let access = access.unwrap_or_else(|| to_step(check.access, int(check.before).unwrap_or(1) as u32));
+    let access = access.unwrap_or_else(|| to_step(check.access, round_of(&check.before).unwrap_or(1)));
     let address = int(check.address);
     let conflict = out[position_of_access.min(out.len())..]
         .iter()
