@@ -41,6 +41,7 @@ pub mod commands;
 pub mod exec;
 pub mod memory;
 pub mod round;
+pub mod values;
 pub mod witness;
 pub mod yields;
 
@@ -325,12 +326,12 @@ impl Setup<'_> {
                 CheckResult::Unsat { .. } => PreciseVerdict::NotFound,
                 CheckResult::Unknown { reason } => PreciseVerdict::Unknown(format!("solver: {reason}")),
                 CheckResult::Sat { model } => {
-                    let failing = mine.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true));
+                    let mut values = values::Values::new(solver.terms(), &model);
+                    let failing = mine.iter().find(|c| values.bool(c.fail) == Some(true));
                     match failing {
                         Some(c) => PreciseVerdict::Confirmed(Box::new(witness::build(
                             self.program,
-                            solver.terms(),
-                            &model,
+                            &mut values,
                             &steps,
                             c,
                             names,

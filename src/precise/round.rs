@@ -28,7 +28,8 @@
 //! words exactly when it holds of the numbers, and a model's round is read
 //! back as one plus the number of true bits ([`Round::value`]).
 
-use crate::solver::{Model, Sort, TermBank, TermId};
+use super::values::Values;
+use crate::solver::{Sort, TermBank, TermId};
 use std::rc::Rc;
 
 /// A round as its unary word; cheap to clone.
@@ -103,10 +104,10 @@ impl Round {
     }
 
     /// The round in a model: one plus the number of true bits.
-    pub fn value(&self, terms: &TermBank, model: &Model) -> Option<u32> {
+    pub fn value(&self, values: &mut Values<'_>) -> Option<u32> {
         let mut r = 1;
         for &b in self.past.iter() {
-            if model.eval_bool(terms, b)? {
+            if values.bool(b)? {
                 r += 1;
             }
         }
