@@ -35,7 +35,8 @@ case, with the problems stated at its top):
   are identical in every run, and the JSON's bounds are the ones asked for;
 - a run that crashes or reports an error (other than a missing header).
 A run that exceeds --timeout seconds is killed and recorded as timed out (a
-warning: its verdicts are not compared). Differences between not-found and
+warning: its verdicts are not compared); the same mode is then not run at
+the larger K (recorded as not run, neither a time nor a verdict). Differences between not-found and
 unknown are listed, not failed. The goal (mr at least 3x faster than all in
 the median of the per-driver precise-time ratios at K = 2, more at K = 3;
 median over drivers whose `all` time is at least 0.05 s) is reported, not
@@ -139,6 +140,7 @@ class Cell:
         self.error = None   # the first failed run's error, after which the cell is not run again
         self.timeout = False
         self.error_run = None  # the run (from 1) that failed
+        self.skipped = False   # not run: the same mode timed out at a smaller K
 
     @property
     def ok(self):
@@ -258,7 +260,7 @@ def time_bounds(drv, k, limit):
         c = drv["cells"][(k, m)]
         if c.ok:
             out[m] = (c.median("time"), False)
-        elif c.timeout and overheads:
+        elif c.timeout and not c.skipped and overheads:
             out[m] = (max(limit - min(overheads), 0.0), True)
     return out
 
@@ -337,6 +339,13 @@ def main():
                 for m in MODES:
                     cell = drv["cells"][(k, m)]
                     if cell.error or drv.get("note"):
+                        continue
+                    smaller = [c for (k2, m2), c in drv["cells"].items() if m2 == m and k2 < k and c.timeout]
+                    if smaller:
+                        # A larger K searches a superset; it is not run, and
+                        # says so (not a verdict, not a time).
+                        cell.error, cell.timeout, cell.skipped = "not run: timed out at a smaller K", True, True
+                        cell.error_run = i + 1
                         continue
                     s = precise_once(binary, drv, k, m, args)
                     if "error" in s:
@@ -506,6 +515,8 @@ def main():
                     c = cells[m]
                     if c.ok:
                         return secs(c.median("time"))
+                    if c.skipped:
+                        return "not run (timed out at K = 2)"
                     if c.timeout:
                         return f"timeout (> {args.timeout:.0f} s wall)"
                     return f"**{md(c.error or 'not run')}**" if c.error else "–"
@@ -554,15 +565,20 @@ def main():
         for k in KS:
             for m in MODES:
                 c = d["cells"][(k, m)]
-                walls.append(secs(c.median("wall")) if c.ok else f"> {args.timeout:.0f}" if c.timeout else "–")
+                walls.append(secs(c.median("wall")) if c.ok else "not run" if c.skipped else f"> {args.timeout:.0f}" if c.timeout else "–")
         rss = max((s["rss"] for c in d["cells"].values() for s in c.samples), default=None)
         lines.append(f"| {d['rel']} | " + " | ".join(walls) + f" | {'–' if rss is None else f'{rss:.0f}'} |")
     lines.append("")
 
     timeouts = [f"{d['rel']} at K={k} under {m} (run {d['cells'][(k, m)].error_run})"
-                for d in measured for k in KS for m in MODES if d["cells"][(k, m)].timeout]
+                for d in measured for k in KS for m in MODES
+                if d["cells"][(k, m)].timeout and not d["cells"][(k, m)].skipped]
+    not_run = [f"{d['rel']} at K={k} under {m}" for d in measured for k in KS for m in MODES
+               if d["cells"][(k, m)].skipped]
     lines += ["## Timeouts", "",
               (f"Over {args.timeout:.0f} s: " + "; ".join(timeouts) + ".") if timeouts else "None.", ""]
+    if not_run:
+        lines += ["Not run, because the same mode timed out at K = 2: " + "; ".join(not_run) + ".", ""]
 
     if notes:
         lines += ["## Other verdict differences", "",

@@ -193,10 +193,10 @@ impl Exec<'_> {
             }
             None
         };
-        if !self.policy.after_access(region, atomic) {
+        if !self.policy.after_access(who, region, write, atomic) {
             return;
         }
-        let before = st.round;
+        let before = st.round.clone();
         self.switch(who, st, reach, span, function);
         if !checked {
             return;
@@ -214,7 +214,7 @@ impl Exec<'_> {
         let active = self.active(who, reach, st);
         let differs = self.t.not(same);
         let fail = self.t.and(&[active, differs]);
-        self.checks.push(RaceCheck { region, who, fail, access: step, address, before, after: st.round });
+        self.checks.push(RaceCheck { region, who, fail, access: step, address, before, after: st.round.clone() });
     }
 
     /// Takes a lock when `ok` (blocking: the lock must be free), after a
@@ -231,7 +231,9 @@ impl Exec<'_> {
         span: Option<&Span>,
         function: &str,
     ) {
-        self.switch(who, st, reach, span, function);
+        if self.policy.around_lock(who, lock) {
+            self.switch(who, st, reach, span, function);
+        }
         let ok = ok.unwrap_or_else(|| self.t.bool(true));
         let address = self.t.int(i128::from(lock.as_u32()));
         let held = self.read(who, Cell::Lock, address, st);
@@ -268,6 +270,8 @@ impl Exec<'_> {
         };
         self.write(who, Cell::Lock, address, value, st, reach);
         self.step(who, reach, st, span, function, StepKind::Release { lock });
-        self.switch(who, st, reach, span, function);
+        if self.policy.around_lock(who, lock) {
+            self.switch(who, st, reach, span, function);
+        }
     }
 }

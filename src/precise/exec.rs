@@ -36,6 +36,7 @@
 //! leaves; the caller then starts from arbitrary memory instead.
 
 use super::memory::{Cell, Memory, Who, Write};
+use super::round::Round;
 use super::yields::YieldPolicy;
 use crate::diagnostics::Span;
 use crate::ir::{BlockId, Expr, LockId, LockMode, ProcId, Program, Scope, Sort, Terminator, VarId};
@@ -106,7 +107,7 @@ pub enum StepKind {
     /// A lock released.
     Release { lock: LockId },
     /// A possible context switch: the round before and after.
-    Switch { from: TermId, to: TermId },
+    Switch { from: Round, to: Round },
     /// The device's callbacks became live.
     Live,
     /// Any other command with a source line.
@@ -121,7 +122,7 @@ pub struct Step {
     /// Whether it ran.
     pub guard: TermId,
     /// The thread's round when it ran.
-    pub round: TermId,
+    pub round: Round,
     /// Where in C.
     pub span: Option<Span>,
     /// The C function.
@@ -145,16 +146,16 @@ pub struct RaceCheck {
     /// Its address.
     pub address: TermId,
     /// The round of the access.
-    pub before: TermId,
+    pub before: Round,
     /// The round after the yield behind it.
-    pub after: TermId,
+    pub after: Round,
 }
 
 /// The state of a thread between commands.
 #[derive(Clone)]
 pub(super) struct State {
     pub(super) env: HashMap<VarId, TermId>,
-    pub(super) round: TermId,
+    pub(super) round: Round,
 }
 
 /// Where the executor accumulates the sequentialised program.
@@ -249,15 +250,15 @@ impl<'a> Exec<'a> {
         self.t.var(&format!("{base}!{}", self.fresh), s)
     }
 
-    pub(super) fn dead(&mut self) -> TermId {
-        self.t.int(i128::from(self.bounds.k) + 1)
+    pub(super) fn dead(&mut self) -> Round {
+        Round::dead(&self.t, self.bounds.k)
     }
 
     /// Runs one thread from `entry`: a yield at its start, the pseudo locks
     /// it runs holding taken, its callbacks required live (`require_live`),
     /// then its body, then the pseudo locks released.
     pub fn thread(&mut self, who: Who, entry: ProcId, held: &[LockId], require_live: bool) {
-        let round = if who == Who::Init { self.t.int(0) } else { self.t.int(1) };
+        let round = Round::constant(&self.t, self.bounds.k, 1);
         let mut st = State { env: HashMap::new(), round };
         let mut reach = self.t.bool(true);
         let name = self.program.procedures[entry].name.clone();
@@ -412,7 +413,7 @@ impl<'a> Exec<'a> {
             let results = fresh_results(self);
             return (st, reach, results);
         };
-        let mut frame = State { env: HashMap::new(), round: st.round };
+        let mut frame = State { env: HashMap::new(), round: st.round.clone() };
         for (v, value) in &st.env {
             if self.program.variables[*v].scope == Scope::Global {
                 frame.env.insert(*v, *value);
@@ -535,8 +536,10 @@ impl<'a> Exec<'a> {
             }
             value
         };
-        let rounds: Vec<TermId> = incoming.iter().map(|(_, s)| s.round).collect();
-        let round = pick(self, rounds);
+        let mut round = incoming[incoming.len() - 1].1.round.clone();
+        for i in (0..incoming.len() - 1).rev() {
+            round = Round::ite(&mut self.t, reaches[i], &incoming[i].1.round, &round);
+        }
         let mut env = HashMap::with_capacity(vars.len());
         for v in vars {
             let known: Vec<Option<TermId>> = incoming.iter().map(|(_, s)| s.env.get(&v).copied()).collect();
@@ -565,23 +568,22 @@ impl<'a> Exec<'a> {
         if who == Who::Init {
             return reach;
         }
-        let k = self.t.int(i128::from(self.bounds.k));
-        let live = self.t.le(st.round, k);
+        let live = st.round.live(&mut self.t);
         self.t.and(&[reach, live])
     }
 
     pub(super) fn read(&mut self, who: Who, cell: Cell, address: TermId, st: &State) -> TermId {
-        let round = if who == Who::Init { None } else { Some(st.round) };
+        let round = if who == Who::Init { None } else { Some(&st.round) };
         self.mem.read(&mut self.t, who, cell, address, round)
     }
 
     pub(super) fn write(&mut self, who: Who, cell: Cell, address: TermId, value: TermId, st: &State, reach: TermId) {
-        let round = if who == Who::Init || self.mem.is_private(cell) { None } else { Some(st.round) };
+        let round = if who == Who::Init || self.mem.is_private(cell) { None } else { Some(st.round.clone()) };
         self.mem.write(Write { who, cell, round, guard: reach, address, value });
     }
 
     pub(super) fn step(&mut self, who: Who, reach: TermId, st: &State, span: Option<&Span>, function: &str, kind: StepKind) -> usize {
-        self.steps.push(Step { who, guard: reach, round: st.round, span: span.cloned(), function: function.to_string(), kind });
+        self.steps.push(Step { who, guard: reach, round: st.round.clone(), span: span.cloned(), function: function.to_string(), kind });
         self.steps.len() - 1
     }
 
@@ -590,15 +592,12 @@ impl<'a> Exec<'a> {
         if who == Who::Init {
             return;
         }
-        let to = self.fresh(&format!("round.{}", who_tag(who)), Sort::Int);
-        let top = self.dead();
-        let up = self.t.le(st.round, to);
-        let bounded = self.t.le(to, top);
-        let c = self.t.and(&[up, bounded]);
+        self.fresh += 1;
+        let (n, tag) = (self.fresh, who_tag(who));
+        let (to, c) = st.round.later(&mut self.t, |j| format!("round.{tag}!{n}.{}", j + 2));
         self.constraints.push(c);
-        let from = st.round;
         self.yields += 1;
-        st.round = to;
+        let from = std::mem::replace(&mut st.round, to.clone());
         self.step(who, reach, st, span, function, StepKind::Switch { from, to });
     }
 }

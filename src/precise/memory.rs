@@ -11,7 +11,8 @@
 //! round r is what thread 1 found at the start of round r + 1.
 //!
 //! Here a copy is not a data structure: every write is logged with its
-//! thread, its round (a term: the thread's context counter when it wrote),
+//! thread, its round (the thread's context counter when it wrote, a
+//! [`Round`]: K Booleans, so comparing rounds needs no arithmetic),
 //! its path condition, address and value. A read of map M at address `a`
 //! in round `c` by a thread is the `if-then-else` chain over the earlier
 //! logged writes that can be seen from there, latest first, ending in the
@@ -44,6 +45,7 @@
 //! quadratic in the number of writes and reads of each map, which is what
 //! the bounds keep small.
 
+use super::round::Round;
 use crate::ir::RegionId;
 use crate::solver::{Sort, TermBank, TermId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -113,7 +115,7 @@ pub struct Write {
     /// The map written.
     pub cell: Cell,
     /// The writer's round; `None` for init and for thread-private maps.
-    pub round: Option<TermId>,
+    pub round: Option<Round>,
     /// Whether the write happens (its path condition).
     pub guard: TermId,
     /// The address.
@@ -151,7 +153,7 @@ impl Memory {
 
     /// The value thread `who` reads from `cell` at `address` in round
     /// `round` (`None` for init).
-    pub fn read(&mut self, t: &mut TermBank, who: Who, cell: Cell, address: TermId, round: Option<TermId>) -> TermId {
+    pub fn read(&mut self, t: &mut TermBank, who: Who, cell: Cell, address: TermId, round: Option<&Round>) -> TermId {
         if self.is_private(cell) {
             let base = uf(t, &format!("m0.{}.{}", who.tag(), cell.tag()), address);
             return chain(t, self.log(cell).filter(|w| w.who == who), address, None, base);
@@ -174,9 +176,9 @@ impl Memory {
         for (cell, addresses) in &self.reads {
             for &a in addresses {
                 for r in 1..self.k {
-                    let round = t.int(r as i128);
-                    let base = self.round_start(t, *cell, a, round);
-                    let end = chain(t, self.log(*cell).filter(|w| w.who != Who::Init), a, Some(round), base);
+                    let round = Round::constant(t, self.k, r);
+                    let base = self.round_start(t, *cell, a, &round);
+                    let end = chain(t, self.log(*cell).filter(|w| w.who != Who::Init), a, Some(&round), base);
                     let guess = uf(t, &format!("g{}.{}", r + 1, cell.tag()), a);
                     out.push(t.eq(guess, end));
                 }
@@ -208,12 +210,14 @@ impl Memory {
 
     /// A round's start value at `address`: after init for round 1, a
     /// guess for rounds 2..K, anything in the dead round K + 1.
-    fn round_start(&self, t: &mut TermBank, cell: Cell, address: TermId, round: TermId) -> TermId {
+    fn round_start(&self, t: &mut TermBank, cell: Cell, address: TermId, round: &Round) -> TermId {
         let mut value = uf(t, &format!("dead.{}", cell.tag()), address);
         for r in (1..=self.k).rev() {
+            let is_r = round.is(t, r);
+            if t.as_bool(is_r) == Some(false) {
+                continue;
+            }
             let start = if r == 1 { self.after_init(t, cell, address) } else { uf(t, &format!("g{r}.{}", cell.tag()), address) };
-            let rt = t.int(r as i128);
-            let is_r = t.eq(round, rt);
             value = t.ite(is_r, start, value);
         }
         value
@@ -228,13 +232,13 @@ fn uf(t: &mut TermBank, name: &str, address: TermId) -> TermId {
 
 /// The read chain: the latest of `writes` that happened, in `round` (when
 /// given), at `address`, else `base`. `writes` are in execution order.
-fn chain<'w>(t: &mut TermBank, writes: impl Iterator<Item = &'w Write>, address: TermId, round: Option<TermId>, base: TermId) -> TermId {
+fn chain<'w>(t: &mut TermBank, writes: impl Iterator<Item = &'w Write>, address: TermId, round: Option<&Round>, base: TermId) -> TermId {
     let mut value = base;
     for w in writes {
         let same_address = t.eq(w.address, address);
-        let hit = match (round, w.round) {
+        let hit = match (round, &w.round) {
             (Some(r), Some(wr)) => {
-                let same_round = t.eq(r, wr);
+                let same_round = r.eq(t, wr);
                 t.and(&[w.guard, same_round, same_address])
             }
             (None, _) | (_, None) => t.and(&[w.guard, same_address]),

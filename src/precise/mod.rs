@@ -40,6 +40,8 @@
 pub mod commands;
 pub mod exec;
 pub mod memory;
+pub mod round;
+pub mod values;
 pub mod witness;
 pub mod yields;
 
@@ -148,7 +150,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     // Does init alone stay within the bounds? If not, pairs start from
     // arbitrary memory.
     let init_fits = init.is_some_and(|p| {
-        let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false), BTreeSet::new(), false, bounds(options));
+        let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false, Default::default()), BTreeSet::new(), false, bounds(options));
         e.thread(Who::Init, p, &[], false);
         e.hits.is_empty() && !e.too_large
     });
@@ -160,7 +162,8 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
         m.entry(r.name.as_str()).or_default().push(id);
         m
     });
-    let setup = Setup { program, entries, init, init_fits, registers, held: &held, regions_by_name, options };
+    let footprints = entries.iter().enumerate().map(|(i, e)| yields::Footprint::of(program, e.procedure, held.get(i).map_or(&[], |h| h.as_slice()))).collect();
+    let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options };
     let mut out: Vec<(usize, PrecisePair)> =
         jobs.par_iter().with_max_len(1).map(|&i| (i, setup.pair(&pairs[i], &verdicts[i]))).collect();
     out.sort_by_key(|(i, _)| *i);
@@ -184,6 +187,8 @@ struct Setup<'a> {
     init_fits: bool,
     registers: bool,
     held: &'a [Vec<LockId>],
+    /// What each entry point can touch, by the index pairs use.
+    footprints: Vec<yields::Footprint>,
     regions_by_name: BTreeMap<&'a str, Vec<RegionId>>,
     options: &'a Options,
 }
@@ -192,8 +197,8 @@ fn bounds(o: &Options) -> Bounds {
     Bounds { k: o.k.max(1), unroll: o.unroll, inline_depth: o.inline_depth, max_commands: o.max_commands }
 }
 
-fn policy(o: &Options, proven: BTreeSet<RegionId>, pair_proven: bool) -> yields::YieldPolicy {
-    yields::YieldPolicy::new(o.yields, proven, pair_proven)
+fn policy(o: &Options, proven: BTreeSet<RegionId>, pair_proven: bool, threads: [yields::Footprint; 2]) -> yields::YieldPolicy {
+    yields::YieldPolicy::new(o.yields, proven, pair_proven, threads)
 }
 
 fn memory_for(program: &Program, o: &Options, live_at_start: bool) -> Memory {
@@ -247,7 +252,7 @@ impl Setup<'_> {
             let mut exec = Exec::new(
                 program,
                 memory_for(program, self.options, !waits),
-                policy(self.options, proven.clone(), unproven.is_empty()),
+                policy(self.options, proven.clone(), unproven.is_empty(), [self.footprints[i].clone(), self.footprints[j].clone()]),
                 checked.clone(),
                 self.options.strict,
                 bounds(self.options),
@@ -321,12 +326,12 @@ impl Setup<'_> {
                 CheckResult::Unsat { .. } => PreciseVerdict::NotFound,
                 CheckResult::Unknown { reason } => PreciseVerdict::Unknown(format!("solver: {reason}")),
                 CheckResult::Sat { model } => {
-                    let failing = mine.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true));
+                    let mut values = values::Values::new(solver.terms(), &model);
+                    let failing = mine.iter().find(|c| values.bool(c.fail) == Some(true));
                     match failing {
                         Some(c) => PreciseVerdict::Confirmed(Box::new(witness::build(
                             self.program,
-                            solver.terms(),
-                            &model,
+                            &mut values,
                             &steps,
                             c,
                             names,

@@ -17,9 +17,9 @@
 
 use super::exec::{RaceCheck, Step, StepKind};
 use super::memory::Who;
+use super::values::Values;
 use crate::diagnostics::Span;
 use crate::ir::Program;
-use crate::solver::{Model, TermBank};
 
 /// One step of a witness.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -61,17 +61,14 @@ pub struct Witness {
 #[allow(clippy::too_many_arguments)]
 pub fn build(
     program: &Program,
-    terms: &TermBank,
-    model: &Model,
+    values: &mut Values<'_>,
     steps: &[Step],
     check: &RaceCheck,
     names: [&String; 2],
     init: Option<&str>,
     k: u32,
 ) -> Witness {
-    let int = |t| model.eval_int(terms, t);
-    let ran = |s: &Step| model.eval_bool(terms, s.guard) == Some(true);
-    let after = int(check.after).unwrap_or(i128::from(k)) as u32;
+    let after = check.after.value(values).unwrap_or(k);
     let order = |w: Who| match w {
         Who::Init => 0u8,
         Who::T1 => 1,
@@ -80,10 +77,10 @@ pub fn build(
     // (round, thread, index) of every step that ran before the check.
     let mut ran_steps: Vec<(u32, u8, usize)> = Vec::new();
     for (i, s) in steps.iter().enumerate() {
-        if !ran(s) {
+        if values.bool(s.guard) != Some(true) {
             continue;
         }
-        let round = if s.who == Who::Init { 0 } else { int(s.round).unwrap_or(0) as u32 };
+        let round = if s.who == Who::Init { 0 } else { s.round.value(values).unwrap_or(0) };
         if round > k {
             continue;
         }
@@ -98,7 +95,8 @@ pub fn build(
         }
     }
     ran_steps.sort();
-    let to_step = |i: usize, round: u32| -> WitnessStep {
+    let to_step = |values: &mut Values<'_>, i: usize, round: u32| -> WitnessStep {
+        let mut int = |t| values.int(t);
         let s = &steps[i];
         let (thread, entry) = match s.who {
             Who::Init => (0, init.unwrap_or("init").to_string()),
@@ -113,7 +111,7 @@ pub fn build(
                 ("write", Some(program.regions[*region].name.clone()), int(*address), int(*value))
             }
             StepKind::Acquire { lock, ok } => {
-                let event = if model.eval_bool(terms, *ok) == Some(false) { "trylock-failed" } else { "lock" };
+                let event = if values.bool(*ok) == Some(false) { "trylock-failed" } else { "lock" };
                 (event, Some(program.locks[*lock].name.clone()), None, None)
             }
             StepKind::Release { lock } => ("unlock", Some(program.locks[*lock].name.clone()), None, None),
@@ -128,20 +126,26 @@ pub fn build(
     let mut position_of_access = 0;
     for &(round, _, i) in &ran_steps {
         // A switch that did not change the round is no switch.
-        if let StepKind::Switch { from, to } = steps[i].kind {
-            if int(from) == int(to) {
+        if let StepKind::Switch { from, to } = &steps[i].kind {
+            if from.value(values) == to.value(values) {
                 continue;
             }
         }
-        let step = to_step(i, round);
+        let step = to_step(values, i, round);
         if i == check.access {
             access = Some(step.clone());
             position_of_access = out.len();
         }
         out.push(step);
     }
-    let access = access.unwrap_or_else(|| to_step(check.access, int(check.before).unwrap_or(1) as u32));
-    let address = int(check.address);
+    let access = match access {
+        Some(a) => a,
+        None => {
+            let round = check.before.value(values).unwrap_or(1);
+            to_step(values, check.access, round)
+        }
+    };
+    let address = values.int(check.address);
     let conflict = out[position_of_access.min(out.len())..]
         .iter()
         .filter(|s| s.thread != access.thread && s.thread != 0 && s.event == "write" && s.region == access.region && s.address == address)
