@@ -287,6 +287,11 @@ def main():
     if not args.no_setup:
         subprocess.run([REPO / "scripts/setup.sh", "--no-build"], check=True)
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=REPO, check=True)
+    # The commit the measured binary was built from, read now: commits may
+    # land while the benchmark runs.
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "src", "kernel-models"],
+                           capture_output=True, text=True).stdout.strip()
+    rev = git_revision() + (" with uncommitted changes in src/ or kernel-models/" if dirty else "")
     # A private copy: the binary may be rebuilt while the benchmark runs.
     built = binary_path()
     private = tempfile.TemporaryDirectory(prefix="bench-linux-bin-")
@@ -351,9 +356,6 @@ def main():
         failures.append(f"{len(crashed)} file(s) crashed: {', '.join(crashed)}")
 
     cmd = "scripts/bench-linux.py " + " ".join(sys.argv[1:]) if sys.argv[1:] else "scripts/bench-linux.py"
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "src", "kernel-models"],
-                           capture_output=True, text=True).stdout.strip()
-    rev = git_revision() + (" with uncommitted changes in src/ or kernel-models/" if dirty else "")
     main_name = " and ".join(main_dirs)
     lines = [
         "# Linux 6.12: whole driver directories",
