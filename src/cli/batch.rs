@@ -66,7 +66,8 @@ pub fn serve_worker() -> u8 {
         };
         let mut verify = job.verify.clone();
         verify.deadline = job.budget.map(|b| started + b.mul_f64(0.85));
-        let run = || check_file_reading(&session, file, &verify, job.precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
+        let precise = job.precise.clone().map(|p| crate::precise::Options { deadline: verify.deadline, ..p });
+        let run = || check_file_reading(&session, file, &verify, precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
         let verdicts = match rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build() {
             Ok(pool) => pool.install(run),
             Err(_) => run(),

@@ -77,6 +77,11 @@ pub struct Options {
     /// z3's resource limit per query (deterministic, unlike the timeout);
     /// none by default.
     pub resource_limit: Option<u32>,
+    /// The file's deadline (from `--file-timeout`): a pair not searched by
+    /// then has its regions unknown. Not part of a request: each worker
+    /// sets it from its budget.
+    #[serde(skip)]
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Options {
@@ -90,6 +95,7 @@ impl Default for Options {
             timeout: Duration::from_secs(10),
             max_commands: 200_000,
             resource_limit: None,
+            deadline: None,
         }
     }
 }
@@ -165,9 +171,33 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let footprints = entries.iter().enumerate().map(|(i, e)| yields::Footprint::of(program, e.procedure, held.get(i).map_or(&[], |h| h.as_slice()))).collect();
     let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options };
     let mut out: Vec<(usize, PrecisePair)> =
-        jobs.par_iter().with_max_len(1).map(|&i| (i, setup.pair(&pairs[i], &verdicts[i]))).collect();
+        jobs.par_iter().with_max_len(1).map(|&i| (i, setup.pair_within_budget(&pairs[i], &verdicts[i]))).collect();
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, p)| p).collect()
+}
+
+impl Setup<'_> {
+    /// [`Setup::pair`], unless the file's deadline has passed: then every
+    /// region the lockset phase left unproven is unknown, unsearched.
+    fn pair_within_budget(&self, pair: &Pair, verdict: &PairVerdict) -> PrecisePair {
+        if !self.options.deadline.is_some_and(|d| Instant::now() >= d) {
+            return self.pair(pair, verdict);
+        }
+        let why = "the file's time budget (--file-timeout) was spent before this pair was searched";
+        PrecisePair {
+            first: verdict.first.clone(),
+            second: verdict.second.clone(),
+            regions: verdict
+                .regions
+                .iter()
+                .filter(|(_, v)| !matches!(v, Verdict::Proven))
+                .map(|(name, _)| (name.clone(), PreciseVerdict::Unknown(why.to_string())))
+                .collect(),
+            hits: Vec::new(),
+            yields: 0,
+            time: Duration::ZERO,
+        }
+    }
 }
 
 /// The verdict of a region searched in both thread orders.
