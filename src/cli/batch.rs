@@ -7,7 +7,7 @@
 //! to workers, stores what they return, and hands back one
 //! [`FileVerdicts`] per file, in input order.
 
-use super::check::{CheckArgs, FileVerdicts, check_file_reading};
+use super::check::{CheckArgs, FileVerdicts, check_file_precise};
 use crate::batch::cache::{Cache, default_dir};
 use crate::batch::progress::Progress;
 use crate::batch::{Event, Options as BatchOptions, Outcome, Task, worker};
@@ -67,7 +67,7 @@ pub fn serve_worker() -> u8 {
         let mut verify = job.verify.clone();
         verify.deadline = job.budget.map(|b| started + b.mul_f64(0.85));
         let precise = job.precise.clone().map(|p| crate::precise::Options { deadline: verify.deadline, ..p });
-        let run = || check_file_reading(&session, file, &verify, precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
+        let run = || check_file_precise(&session, file, &verify, precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
         let verdicts = match rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build() {
             Ok(pool) => pool.install(run),
             Err(_) => run(),

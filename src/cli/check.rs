@@ -274,21 +274,9 @@ pub fn check_file(
 
 /// Verifies one file, then runs the precise phase on what stays unproven
 /// when `precise` is given; with `por_hints`, computes its
-/// partial-order-reduction hints too.
+/// partial-order-reduction hints too. Every file the parse read is
+/// recorded in [`FileVerdicts::inputs`] (for the result cache).
 pub fn check_file_precise(
-    session: &Session,
-    file: &std::path::Path,
-    options: &Options,
-    precise: Option<&crate::precise::Options>,
-    dump: Option<&std::path::Path>,
-    por_hints: bool,
-) -> FileVerdicts {
-    check_file_reading(session, file, options, precise, dump, por_hints)
-}
-
-/// [`check_file_precise`], also recording every file the parse read in
-/// [`FileVerdicts::inputs`].
-pub fn check_file_reading(
     session: &Session,
     file: &std::path::Path,
     options: &Options,
