@@ -4,7 +4,9 @@
 //! * [`held`]: which locks may be held at the accesses to each region.
 //! * [`must_held`]: which locks are certainly held at each access of each
 //!   entry point.
+//! * [`liveness`]: which loads read a value nobody uses.
 
 pub mod held;
+pub mod liveness;
 pub mod must_held;
 pub mod pairs;

@@ -97,7 +97,7 @@ impl Exec<'_> {
             Command::Load { target, region, address, access, span } => {
                 let a = self.expr(st, address);
                 let cell = Cell::Region(*region);
-                let value = self.read(who, cell, a, st);
+                let value = self.read(who, cell, a, st, reach);
                 st.env.insert(*target, value);
                 let atomic = *access == AccessKind::Atomic;
                 let step = self.step(who, reach, st, span.as_ref(), function, StepKind::Read { region: *region, address: a, value, atomic });
@@ -182,7 +182,7 @@ impl Exec<'_> {
                 self.write(who, stamp, address, id, st, reach);
                 Some(id)
             } else {
-                Some(self.read(who, stamp, address, st))
+                Some(self.read(who, stamp, address, st, reach))
             }
         } else {
             if self.strict && write && self.checked.contains(&region) {
@@ -203,11 +203,11 @@ impl Exec<'_> {
         }
         let same = match mine {
             Some(expected) => {
-                let now = self.read(who, stamp, address, st);
+                let now = self.read(who, stamp, address, st, reach);
                 self.t.eq(now, expected)
             }
             None => {
-                let now = self.read(who, cell, address, st);
+                let now = self.read(who, cell, address, st, reach);
                 self.t.eq(now, value)
             }
         };
@@ -236,7 +236,7 @@ impl Exec<'_> {
         }
         let ok = ok.unwrap_or_else(|| self.t.bool(true));
         let address = self.t.int(i128::from(lock.as_u32()));
-        let held = self.read(who, Cell::Lock, address, st);
+        let held = self.read(who, Cell::Lock, address, st, reach);
         let zero = self.t.int(0);
         let (free, taken) = match mode {
             LockMode::Exclusive => (self.t.eq(held, zero), self.t.int(who.holder())),
@@ -260,7 +260,7 @@ impl Exec<'_> {
         let value = match mode {
             LockMode::Exclusive => self.t.int(0),
             LockMode::Shared => {
-                let held = self.read(who, Cell::Lock, address, st);
+                let held = self.read(who, Cell::Lock, address, st, reach);
                 let zero = self.t.int(0);
                 let one = self.t.int(1);
                 let readers = self.t.lt(held, zero);

@@ -13,7 +13,8 @@
 //! `if-then-else` on their path conditions (the reach terms), so the
 //! encoding is linear in the size of the expansion. A nondeterministic
 //! `goto` chooses one target by a fresh selector; the targets' leading
-//! `assume`s prune what is infeasible. A call with a body is executed
+//! `assume`s prune what is infeasible. A load whose value nobody uses, of
+//! a region no check watches, is left out: it changes nothing. A call with a body is executed
 //! in place (inlined) up to `--inline-depth` nested calls; a recursive
 //! call counts as a loop iteration, so a procedure is active at most
 //! `--unroll` + 1 times at once.
@@ -42,7 +43,7 @@ use crate::diagnostics::Span;
 use crate::ir::{BlockId, Expr, LockId, LockMode, ProcId, Program, Scope, Sort, Terminator, VarId};
 use crate::solver::{TermBank, TermId};
 use crate::vcgen::cfg::analyse;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 /// The bounds of the search.
@@ -267,7 +268,7 @@ impl<'a> Exec<'a> {
         }
         if require_live {
             let zero = self.t.int(0);
-            let live = self.read(who, Cell::Live, zero, &st);
+            let live = self.read(who, Cell::Live, zero, &st, reach);
             let one = self.t.int(1);
             let is_live = self.t.eq(live, one);
             let active = self.active(who, reach, &st);
@@ -315,6 +316,8 @@ struct Expansion {
     order: Vec<usize>,
     /// Commands (and terminators) over all instances.
     commands: usize,
+    /// The loads whose value nobody uses ([`crate::analyses::liveness`]).
+    dead: HashSet<(BlockId, usize)>,
 }
 
 /// Expands a procedure; `None` when it alone exceeds the command budget
@@ -391,7 +394,8 @@ fn expand(program: &Program, p: ProcId, bounds: Bounds) -> Option<Expansion> {
     if order.len() != keys.len() {
         return None;
     }
-    Some(Expansion { keys, edges, order, commands })
+    let dead = crate::analyses::liveness::dead_loads(program, proc);
+    Some(Expansion { keys, edges, order, commands, dead })
 }
 
 impl<'a> Exec<'a> {
@@ -423,7 +427,7 @@ impl<'a> Exec<'a> {
             frame.env.insert(*param, arg);
         }
         self.stack.push(p);
-        let Expansion { keys, edges, order, .. } = &*expansion;
+        let Expansion { keys, edges, order, dead, .. } = &*expansion;
         let mut incoming: Vec<Vec<(TermId, State)>> = vec![Vec::new(); keys.len()];
         incoming[0].push((reach, frame));
         let mut exits: Vec<(TermId, State)> = Vec::new();
@@ -436,6 +440,9 @@ impl<'a> Exec<'a> {
             let (mut here, mut state) = self.merge(arriving);
             let block = &self.program.procedures[p].blocks[keys[n].0];
             for (i, c) in block.commands.iter().enumerate() {
+                if dead.contains(&(keys[n].0, i)) && self.invisible(c) {
+                    continue;
+                }
                 let next = block.commands.get(i + 1);
                 here = self.command(who, c, next, &mut state, here, depth, &name);
             }
@@ -496,6 +503,14 @@ impl<'a> Exec<'a> {
         }
         after.round = out.round;
         (after, out_reach, results)
+    }
+
+    /// Whether a dead load can be left out: a plain read of a region no
+    /// check watches changes nothing another command sees, and the yield
+    /// behind it is a switch after a no-op, which the yield before it
+    /// already offers (a no-op moves both ways, Lipton).
+    fn invisible(&self, c: &crate::ir::Command) -> bool {
+        matches!(c, crate::ir::Command::Load { region, access: crate::ir::AccessKind::Plain, .. } if !self.checked.contains(region))
     }
 
     /// Stops a thread: round K + 1 for the pair's threads; init's path is
@@ -572,9 +587,10 @@ impl<'a> Exec<'a> {
         self.t.and(&[reach, live])
     }
 
-    pub(super) fn read(&mut self, who: Who, cell: Cell, address: TermId, st: &State) -> TermId {
+    /// A read by `who` under the path condition `reach`.
+    pub(super) fn read(&mut self, who: Who, cell: Cell, address: TermId, st: &State, reach: TermId) -> TermId {
         let round = if who == Who::Init { None } else { Some(&st.round) };
-        self.mem.read(&mut self.t, who, cell, address, round)
+        self.mem.read(&mut self.t, who, cell, address, round, reach)
     }
 
     pub(super) fn write(&mut self, who: Who, cell: Cell, address: TermId, value: TermId, st: &State, reach: TermId) {

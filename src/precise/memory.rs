@@ -24,13 +24,17 @@
 //!   initial memory; of round r ≥ 2, the guess `g_r(a)`, an uninterpreted
 //!   function; of the dead round K + 1 (a thread that stopped), anything.
 //!
-//! The guesses need checking only at addresses that were read: at an
-//! address nobody read, a guess can be chosen equal to the true value
-//! without changing any execution. So the consistency assumption is, for
-//! every read address `a` and round r < K, `g_{r+1}(a) = end_r(a)`, where
-//! `end_r(a)` is the read chain of thread 2's and thread 1's round-r writes
-//! over round r's start value. No new address appears while building it,
-//! so the set of read addresses is closed.
+//! The guesses need checking only where the formula depends on them: a
+//! guess `g_r(a)` that no asserted term contains (the read that made it
+//! was dead: its value flows nowhere, as in the loads the lowering
+//! makes for an external call's pointer arguments) can be chosen equal
+//! to the true value without changing any execution. So the consistency
+//! assumption is `g_{r+1}(a) = end_r(a)` for every guess reachable from
+//! the constraints and the race checks, where `end_r(a)` is the read
+//! chain of thread 2's and thread 1's round-r writes over round r's start
+//! value. An assumption can reach further guesses (through its chain's
+//! values and round r's own start); they are added until none is new
+//! ([`Memory::consistency`]).
 //!
 //! Thread-private maps (locals whose address is taken) have one copy per
 //! thread, not per round. Locks and the device's liveness are maps too
@@ -41,14 +45,18 @@
 //!
 //! The chains are exact: with the consistency assumptions, every model is
 //! a round-robin execution of init followed by the two threads in at most
-//! K rounds each, and every such execution is a model. The encoding is
+//! K rounds each, and every such execution is a model. An unasserted
+//! guess occurs in no asserted term, so any model can be changed to give
+//! it the true value; a dead read's value in a model means nothing, and
+//! witnesses show only the values of the terms the formula contains
+//! ([`Consistency::live`]). The encoding is
 //! quadratic in the number of writes and reads of each map, which is what
 //! the bounds keep small.
 
 use super::round::Round;
 use crate::ir::RegionId;
 use crate::solver::{Sort, TermBank, TermId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Which thread runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -130,7 +138,17 @@ pub struct Memory {
     private: BTreeSet<Cell>,
     live_at_start: bool,
     writes: BTreeMap<Cell, Vec<Write>>,
-    reads: BTreeMap<Cell, BTreeSet<TermId>>,
+    /// Every guess `g_r(a)` made, r ≥ 2: its map, address and round.
+    guesses: HashMap<TermId, (Cell, TermId, u32)>,
+}
+
+/// The consistency assumptions of a formula, and what they reach.
+pub struct Consistency {
+    /// The assumptions to assert.
+    pub assumptions: Vec<TermId>,
+    /// Every term the constraints, the checks and the assumptions contain:
+    /// the terms whose values in a model belong to an execution.
+    pub live: HashSet<TermId>,
 }
 
 impl Memory {
@@ -138,7 +156,7 @@ impl Memory {
     /// `live_at_start` is the liveness before init runs (true when there is
     /// no init).
     pub fn new(k: u32, private: BTreeSet<Cell>, live_at_start: bool) -> Memory {
-        Memory { k, private, live_at_start, writes: BTreeMap::new(), reads: BTreeMap::new() }
+        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new() }
     }
 
     /// Logs a write.
@@ -152,39 +170,48 @@ impl Memory {
     }
 
     /// The value thread `who` reads from `cell` at `address` in round
-    /// `round` (`None` for init).
-    pub fn read(&mut self, t: &mut TermBank, who: Who, cell: Cell, address: TermId, round: Option<&Round>) -> TermId {
+    /// `round` (`None` for init), on the path where `reach` holds.
+    pub fn read(&mut self, t: &mut TermBank, who: Who, cell: Cell, address: TermId, round: Option<&Round>, reach: TermId) -> TermId {
+        let reader = Some((who, reach));
         if self.is_private(cell) {
             let base = uf(t, &format!("m0.{}.{}", who.tag(), cell.tag()), address);
-            return chain(t, self.log(cell).filter(|w| w.who == who), address, None, base);
+            return chain(t, self.log(cell).filter(|w| w.who == who), address, None, base, reader);
         }
         match (who, round) {
-            (Who::Init, _) | (_, None) => self.after_init(t, cell, address),
+            (Who::Init, _) | (_, None) => {
+                let base = self.initial(t, cell, address);
+                chain(t, self.log(cell).filter(|w| w.who == Who::Init), address, None, base, reader)
+            }
             (Who::T1 | Who::T2, Some(round)) => {
-                self.reads.entry(cell).or_default().insert(address);
                 let base = self.round_start(t, cell, address, round);
                 let visible = self.log(cell).filter(|w| w.who == Who::T1 || (who == Who::T2 && w.who == Who::T2));
-                chain(t, visible, address, Some(round), base)
+                chain(t, visible, address, Some(round), base, reader)
             }
         }
     }
 
-    /// The assumptions that the guessed start of every round r ≥ 2 is what
-    /// round r − 1 left, at every address read.
-    pub fn consistency(&self, t: &mut TermBank) -> Vec<TermId> {
-        let mut out = Vec::new();
-        for (cell, addresses) in &self.reads {
-            for &a in addresses {
-                for r in 1..self.k {
-                    let round = Round::constant(t, self.k, r);
-                    let base = self.round_start(t, *cell, a, &round);
-                    let end = chain(t, self.log(*cell).filter(|w| w.who != Who::Init), a, Some(&round), base);
-                    let guess = uf(t, &format!("g{}.{}", r + 1, cell.tag()), a);
-                    out.push(t.eq(guess, end));
-                }
+    /// The assumptions that the guessed start of round r ≥ 2 is what round
+    /// r − 1 left, for every guess the `roots` (the asserted constraints
+    /// and the race checks) contain, directly or through the assumptions
+    /// themselves.
+    pub fn consistency(&mut self, t: &mut TermBank, roots: &[TermId]) -> Consistency {
+        let mut assumptions = Vec::new();
+        let mut live: HashSet<TermId> = HashSet::new();
+        let mut work: Vec<TermId> = roots.to_vec();
+        while let Some(x) = work.pop() {
+            if !live.insert(x) {
+                continue;
             }
+            work.extend(t.term(x).children());
+            let Some(&(cell, a, r)) = self.guesses.get(&x) else { continue };
+            let previous = Round::constant(t, self.k, r - 1);
+            let base = self.round_start(t, cell, a, &previous);
+            let end = chain(t, self.log(cell).filter(|w| w.who != Who::Init), a, Some(&previous), base, None);
+            let assumption = t.eq(x, end);
+            assumptions.push(assumption);
+            work.push(assumption);
         }
-        out
+        Consistency { assumptions, live }
     }
 
     /// The writes to `cell`, in execution order.
@@ -205,19 +232,25 @@ impl Memory {
     /// What init leaves at `address`: its writes over the initial memory.
     fn after_init(&self, t: &mut TermBank, cell: Cell, address: TermId) -> TermId {
         let base = self.initial(t, cell, address);
-        chain(t, self.log(cell).filter(|w| w.who == Who::Init), address, None, base)
+        chain(t, self.log(cell).filter(|w| w.who == Who::Init), address, None, base, None)
     }
 
     /// A round's start value at `address`: after init for round 1, a
     /// guess for rounds 2..K, anything in the dead round K + 1.
-    fn round_start(&self, t: &mut TermBank, cell: Cell, address: TermId, round: &Round) -> TermId {
+    fn round_start(&mut self, t: &mut TermBank, cell: Cell, address: TermId, round: &Round) -> TermId {
         let mut value = uf(t, &format!("dead.{}", cell.tag()), address);
         for r in (1..=self.k).rev() {
             let is_r = round.is(t, r);
             if t.as_bool(is_r) == Some(false) {
                 continue;
             }
-            let start = if r == 1 { self.after_init(t, cell, address) } else { uf(t, &format!("g{r}.{}", cell.tag()), address) };
+            let start = if r == 1 {
+                self.after_init(t, cell, address)
+            } else {
+                let guess = uf(t, &format!("g{r}.{}", cell.tag()), address);
+                self.guesses.insert(guess, (cell, address, r));
+                guess
+            };
             value = t.ite(is_r, start, value);
         }
         value
@@ -232,18 +265,41 @@ fn uf(t: &mut TermBank, name: &str, address: TermId) -> TermId {
 
 /// The read chain: the latest of `writes` that happened, in `round` (when
 /// given), at `address`, else `base`. `writes` are in execution order.
-fn chain<'w>(t: &mut TermBank, writes: impl Iterator<Item = &'w Write>, address: TermId, round: Option<&Round>, base: TermId) -> TermId {
-    let mut value = base;
-    for w in writes {
+///
+/// A `reader` (the reading thread and its path condition) cuts the chain
+/// at the reader's own latest write that certainly hits: made on the same
+/// path (its guard is the reader's), in the same round (no yield between,
+/// so the round terms are the same) and at the same address term. The
+/// value matters only where the reader's path condition holds, and there
+/// that write shadows every earlier one. Fewer yields make more such cuts.
+fn chain<'w>(
+    t: &mut TermBank,
+    writes: impl Iterator<Item = &'w Write>,
+    address: TermId,
+    round: Option<&Round>,
+    base: TermId,
+    reader: Option<(Who, TermId)>,
+) -> TermId {
+    let writes: Vec<&Write> = writes.collect();
+    let mut hits: Vec<(TermId, TermId)> = Vec::new();
+    for w in writes.iter().rev() {
         let same_address = t.eq(w.address, address);
+        let guard = match reader {
+            Some((who, reach)) if who == w.who && w.guard == reach => t.bool(true),
+            _ => w.guard,
+        };
         let hit = match (round, &w.round) {
             (Some(r), Some(wr)) => {
                 let same_round = r.eq(t, wr);
-                t.and(&[w.guard, same_round, same_address])
+                t.and(&[guard, same_round, same_address])
             }
-            (None, _) | (_, None) => t.and(&[w.guard, same_address]),
+            (None, _) | (_, None) => t.and(&[guard, same_address]),
         };
-        value = t.ite(hit, w.value, value);
+        match t.as_bool(hit) {
+            Some(false) => continue,
+            Some(true) => return hits.iter().rev().fold(w.value, |value, &(h, v)| t.ite(h, v, value)),
+            None => hits.push((hit, w.value)),
+        }
     }
-    value
+    hits.iter().rev().fold(base, |value, &(h, v)| t.ite(h, v, value))
 }

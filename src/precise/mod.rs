@@ -47,12 +47,12 @@ pub mod yields;
 
 use crate::analyses::pairs::Pair;
 use crate::ir::{Command, LockId, ProcId, Program, RegionId};
-use crate::solver::{CheckResult, Solver, SolverOptions};
+use crate::solver::{CheckResult, Solver, SolverOptions, TermId};
 use crate::verify::verdict::{PairVerdict, Verdict};
 use exec::{Bounds, Exec, Hit};
 use memory::{Cell, Memory, Who};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::{Duration, Instant};
 pub use witness::{Witness, WitnessStep};
 pub use yields::YieldMode;
@@ -183,7 +183,7 @@ impl Setup<'_> {
         if !self.options.deadline.is_some_and(|d| Instant::now() >= d) {
             return self.pair(pair, verdict);
         }
-        let why = "the file's time budget (--file-timeout) was spent before this pair was searched";
+        let why = SPENT;
         PrecisePair {
             first: verdict.first.clone(),
             second: verdict.second.clone(),
@@ -199,6 +199,9 @@ impl Setup<'_> {
         }
     }
 }
+
+/// Why a region is unknown when the file's deadline passed first.
+const SPENT: &str = "the file's time budget (--file-timeout) was spent before this region was searched";
 
 /// The verdict of a region searched in both thread orders.
 fn merge(first: PreciseVerdict, second: PreciseVerdict) -> PreciseVerdict {
@@ -298,15 +301,16 @@ impl Setup<'_> {
             let second_init = second.kind.role() == crate::models::Role::Init;
             exec.thread(Who::T1, first.procedure, &self.held[i], waits && !first_init);
             exec.thread(Who::T2, second.procedure, &self.held[j], waits && !second_init);
-            let consistency = exec.mem.consistency(&mut exec.t);
-            exec.constraints.extend(consistency);
+            let roots: Vec<TermId> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();
+            let consistency = exec.mem.consistency(&mut exec.t, &roots);
+            exec.constraints.extend(consistency.assumptions);
             let hits: Vec<Hit> = exec.hits.iter().cloned().collect();
             let yields = exec.yields;
             let verdicts = if exec.too_large {
                 let why = format!("the bounded program exceeds {} commands; lower --unroll or --inline-depth", self.options.max_commands);
                 regions.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect()
             } else {
-                self.solve(exec, regions, [&first.name, &second.name])
+                self.solve(exec, regions, [&first.name, &second.name], &consistency.live)
             };
             (verdicts, hits, yields)
         };
@@ -320,7 +324,13 @@ impl Setup<'_> {
                 .filter(|(_, (_, v))| !matches!(v, PreciseVerdict::Confirmed(_)))
                 .map(|(u, _)| u.clone())
                 .collect();
-            if !rest.is_empty() {
+            if !rest.is_empty() && self.options.deadline.is_some_and(|d| Instant::now() >= d) {
+                // The other order was not searched: "not found" in one
+                // order is no verdict.
+                for (_, v) in regions.iter_mut().filter(|(_, v)| !matches!(v, PreciseVerdict::Confirmed(_))) {
+                    *v = PreciseVerdict::Unknown(SPENT.to_string());
+                }
+            } else if !rest.is_empty() {
                 let (again, more, y) = run(b, pair.second, a, pair.first, &rest);
                 yields += y;
                 hits.extend(more);
@@ -337,18 +347,31 @@ impl Setup<'_> {
         PrecisePair { first: verdict.first.clone(), second: verdict.second.clone(), regions, hits, yields, time: start.elapsed() }
     }
 
-    fn solve(&self, exec: Exec<'_>, unproven: &[(String, Vec<RegionId>)], names: [&String; 2]) -> Vec<(String, PreciseVerdict)> {
+    fn solve(&self, exec: Exec<'_>, unproven: &[(String, Vec<RegionId>)], names: [&String; 2], live: &HashSet<TermId>) -> Vec<(String, PreciseVerdict)> {
         let Exec { t, constraints, checks, steps, .. } = exec;
         let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: None }, t);
-        for c in constraints {
-            solver.assert(c);
-        }
+        // One assertion, not one per constraint: in incremental mode z3
+        // simplifies each assertion as it arrives, with a cache that does
+        // not outlive it, so thousands of constraints sharing one large
+        // term graph were simplified over and over (40 s instead of 0.2 s
+        // for tty_serial.c's poll/write pair).
+        let all = solver.terms_mut().and(&constraints);
+        solver.assert(all);
         let mut out = Vec::new();
         for (name, regions) in unproven {
             let mine: Vec<&exec::RaceCheck> = checks.iter().filter(|c| regions.contains(&c.region)).collect();
             if mine.is_empty() {
                 out.push((name.clone(), PreciseVerdict::NotFound));
                 continue;
+            }
+            if let Some(deadline) = self.options.deadline {
+                // A query never runs past the file's deadline.
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    out.push((name.clone(), PreciseVerdict::Unknown(SPENT.to_string())));
+                    continue;
+                }
+                solver.set_timeout(left.min(self.options.timeout));
             }
             let fails: Vec<crate::solver::TermId> = mine.iter().map(|c| c.fail).collect();
             let any = solver.terms_mut().or(&fails);
@@ -363,6 +386,7 @@ impl Setup<'_> {
                             self.program,
                             &mut values,
                             &steps,
+                            live,
                             c,
                             names,
                             self.init.map(|p| self.program.procedures[p].name.as_str()),

@@ -53,6 +53,11 @@ impl<'a> Values<'a> {
         }
     }
 
+    /// Whether a term is a constant, whose value holds in every model.
+    pub fn is_constant(&self, t: TermId) -> bool {
+        self.terms.as_int(t).is_some() || self.terms.as_bool(t).is_some()
+    }
+
     /// The value of an integer term.
     pub fn int(&mut self, t: TermId) -> Option<i128> {
         match self.eval(t)? {

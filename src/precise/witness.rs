@@ -13,13 +13,17 @@
 //! dropped. The racing access is the checked one; the conflicting access
 //! is the other thread's last write to the same region and address
 //! between it and the check (for a write checked against a read-only
-//! conflict there is none, and the report says so).
+//! conflict there is none, and the report says so). Only values the
+//! formula contains are shown: a dead read's value in a model is
+//! arbitrary (see [`super::memory`]).
 
 use super::exec::{RaceCheck, Step, StepKind};
 use super::memory::Who;
 use super::values::Values;
 use crate::diagnostics::Span;
 use crate::ir::Program;
+use crate::solver::TermId;
+use std::collections::HashSet;
 
 /// One step of a witness.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -63,6 +67,7 @@ pub fn build(
     program: &Program,
     values: &mut Values<'_>,
     steps: &[Step],
+    live: &HashSet<TermId>,
     check: &RaceCheck,
     names: [&String; 2],
     init: Option<&str>,
@@ -96,7 +101,9 @@ pub fn build(
     }
     ran_steps.sort();
     let to_step = |values: &mut Values<'_>, i: usize, round: u32| -> WitnessStep {
-        let mut int = |t| values.int(t);
+        // A value the formula does not contain (a dead read's, or what
+        // follows from one) belongs to no execution: it is not shown.
+        let mut int = |t: TermId| if live.contains(&t) || values.is_constant(t) { values.int(t) } else { None };
         let s = &steps[i];
         let (thread, entry) = match s.who {
             Who::Init => (0, init.unwrap_or("init").to_string()),

@@ -176,6 +176,14 @@ impl Solver {
         }
     }
 
+    /// Changes the per-check time limit for the checks to come.
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.options.timeout = timeout;
+        if let Some(backend) = &mut self.backend {
+            backend.set_timeout((timeout != Duration::MAX).then_some(timeout));
+        }
+    }
+
     /// The bank the session's terms live in.
     pub fn terms(&self) -> &TermBank {
         &self.terms

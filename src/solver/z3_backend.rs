@@ -273,6 +273,11 @@ impl Backend {
         Backend { solver, translator: Rc::new(RefCell::new(Translator::new(bank))), timeout }
     }
 
+    /// Changes the time limit of the checks to come.
+    pub(super) fn set_timeout(&mut self, timeout: Option<Duration>) {
+        self.timeout = timeout;
+    }
+
     pub(super) fn assert(&self, bank: &TermBank, t: TermId) {
         let b = self.translator.borrow_mut().bool(bank, t);
         self.solver.assert(&b);
