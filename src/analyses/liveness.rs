@@ -84,3 +84,77 @@ pub fn dead_loads(program: &Program, procedure: &Procedure) -> HashSet<(BlockId,
     }
     dead
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{AccessKind, Command, Expr, ProcedureBuilder, Region, RegionId, RegionKind, Sort};
+
+    fn program() -> (Program, RegionId) {
+        let mut program = Program::new();
+        let region = program.regions.push(Region { name: "r".into(), element: Sort::Int, kind: RegionKind::Global, thread_private: false });
+        (program, region)
+    }
+
+    fn load(target: VarId, region: RegionId) -> Command {
+        Command::Load { target, region, address: Expr::int(0), access: AccessKind::Plain, span: None }
+    }
+
+    /// The indices of the dead loads of the procedure's entry block and of
+    /// every other block, sorted.
+    fn dead(program: &Program, p: crate::ir::ProcId) -> Vec<usize> {
+        let mut out: Vec<usize> = dead_loads(program, &program.procedures[p]).into_iter().map(|(_, i)| i).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_load_overwritten_before_any_use_is_dead() {
+        let (mut program, r) = program();
+        let mut b = ProcedureBuilder::new(&mut program, "f", None);
+        let x = b.add_local("x", Sort::Int, None);
+        let out = b.add_return("out", Sort::Int);
+        b.push(load(x, r)); // dead: overwritten next
+        b.push(load(x, r)); // live: returned
+        b.assign(out, Expr::Var(x), None);
+        b.ret();
+        let f = b.finish();
+        assert_eq!(dead(&program, f), vec![0]);
+    }
+
+    #[test]
+    fn a_use_on_one_path_keeps_a_load_live() {
+        let (mut program, r) = program();
+        let mut b = ProcedureBuilder::new(&mut program, "f", None);
+        let x = b.add_local("x", Sort::Int, None);
+        let y = b.add_local("y", Sort::Int, None);
+        b.push(load(x, r)); // live: stored on one branch
+        b.push(load(y, r)); // dead: used nowhere
+        let (then, other) = b.branch(Expr::gt(Expr::var(x), Expr::int(0)), None);
+        b.switch_to(then);
+        b.push(Command::Store { region: r, address: Expr::int(0), value: Expr::Var(x), access: AccessKind::Plain, span: None });
+        b.ret();
+        b.switch_to(other);
+        b.ret();
+        let f = b.finish();
+        assert_eq!(dead(&program, f), vec![1]);
+    }
+
+    #[test]
+    fn a_value_carried_around_a_loop_is_live() {
+        let (mut program, r) = program();
+        let mut b = ProcedureBuilder::new(&mut program, "f", None);
+        let x = b.add_local("x", Sort::Int, None);
+        let head = b.new_block();
+        b.goto([head]);
+        b.switch_to(head);
+        let (body, exit) = b.branch(Expr::gt(Expr::var(x), Expr::int(0)), None);
+        b.switch_to(body);
+        b.push(load(x, r)); // live: read by the loop's condition
+        b.goto([head]);
+        b.switch_to(exit);
+        b.ret();
+        let f = b.finish();
+        assert_eq!(dead(&program, f), Vec::<usize>::new());
+    }
+}

@@ -132,7 +132,7 @@ pub struct Write {
     pub value: TermId,
 }
 
-/// The write log and the read addresses of a sequentialised program.
+/// The write log and the guesses of a sequentialised program.
 pub struct Memory {
     k: u32,
     private: BTreeSet<Cell>,

@@ -8,7 +8,8 @@
 //! acquire can wait for the other thread) and after every release (so the
 //! other thread can take the lock). They differ on memory accesses:
 //!
-//! - `all`: after every access to a shared region (the baseline);
+//! - `all`: after every access to a shared region (the baseline; a dead
+//!   load the executor leaves out, a no-op, has none under any policy);
 //! - `epp`: per pair, no access yields if every region of the pair was
 //!   proven race-free, else as `all`;
 //! - `mr`: only where the other thread of the pair can interfere: after an
