@@ -16,7 +16,6 @@ use super::xml::{Xml, empty, end, error, span_attrs, start};
 use crate::analyses::must_held::{AccessFacts, CommandAt, EntryRoot, must_held_at_accesses};
 use crate::analyses::pairs::Pair;
 use crate::diagnostics::{FileError, Span};
-use crate::instrument::lockset::reachable;
 use crate::ir::{AccessKind, Command, LockId, LockMode, Program, RegionId};
 use crate::verify::verdict::{PairVerdict, Summary, Verdict};
 use quick_xml::Writer;
@@ -200,7 +199,7 @@ pub fn build(program: &Program, pairs: &[Pair], held: &[Vec<String>], verdicts: 
 /// location (accesses without one last), duplicates removed.
 fn entry_accesses(program: &Program, root: crate::ir::ProcId, facts: &BTreeMap<CommandAt, AccessFacts>) -> Vec<AccessHint> {
     let mut out = Vec::new();
-    for procedure in reachable(program, root) {
+    for procedure in program.reachable(root) {
         let function = &program.procedures[procedure].name;
         for (block, b) in program.procedures[procedure].blocks.iter() {
             for (index, c) in b.commands.iter().enumerate() {

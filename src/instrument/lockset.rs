@@ -196,7 +196,7 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
         .entry_points
         .values()
         .map(|e| {
-            let procedures = reachable(lowered, e.procedure);
+            let procedures = lowered.reachable(e.procedure);
             let (regions, unsound) = touched(lowered, &procedures);
             InstrumentedEntry { name: e.name.clone(), kind: e.kind, procedure: e.procedure, procedures, regions, unsound }
         })
@@ -222,27 +222,6 @@ struct Context<'a> {
     watched: &'a BTreeMap<RegionId, VarId>,
     regions: &'a BTreeSet<RegionId>,
     sites: Vec<AccessSite>,
-}
-
-/// The procedures a root reaches through calls, root first.
-pub fn reachable(program: &Program, root: ProcId) -> Vec<ProcId> {
-    let mut order = vec![root];
-    let mut seen = BTreeSet::from([root]);
-    let mut i = 0;
-    while i < order.len() {
-        let p = order[i];
-        i += 1;
-        for (_, block) in program.procedures[p].blocks.iter() {
-            for c in &block.commands {
-                if let Command::Call { procedure, .. } = c {
-                    if seen.insert(*procedure) {
-                        order.push(*procedure);
-                    }
-                }
-            }
-        }
-    }
-    order
 }
 
 /// The shared regions some procedure of `procs` accesses, and the

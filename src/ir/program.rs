@@ -319,6 +319,26 @@ impl Program {
         self.variables.iter().filter(|(_, v)| v.scope == Scope::Global)
     }
 
+    /// The procedures `root` reaches through calls, root first, each once.
+    pub fn reachable(&self, root: ProcId) -> Vec<ProcId> {
+        let mut order = vec![root];
+        let mut seen = std::collections::BTreeSet::from([root]);
+        let mut i = 0;
+        while i < order.len() {
+            for (_, block) in self.procedures[order[i]].blocks.iter() {
+                for c in &block.commands {
+                    if let Command::Call { procedure, .. } = c
+                        && seen.insert(*procedure)
+                    {
+                        order.push(*procedure);
+                    }
+                }
+            }
+            i += 1;
+        }
+        order
+    }
+
     /// The first procedure with this name. A linear search: lowering keeps
     /// its own maps.
     pub fn procedure_by_name(&self, name: &str) -> Option<ProcId> {

@@ -100,6 +100,13 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// Whether the file's deadline has passed.
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
 /// The precise verdict on one region of one pair.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum PreciseVerdict {
@@ -180,7 +187,7 @@ impl Setup<'_> {
     /// [`Setup::pair`], unless the file's deadline has passed: then every
     /// region the lockset phase left unproven is unknown, unsearched.
     fn pair_within_budget(&self, pair: &Pair, verdict: &PairVerdict) -> PrecisePair {
-        if !self.options.deadline.is_some_and(|d| Instant::now() >= d) {
+        if !self.options.past_deadline() {
             return self.pair(pair, verdict);
         }
         let why = SPENT;
@@ -241,24 +248,9 @@ fn memory_for(program: &Program, o: &Options, live_at_start: bool) -> Memory {
 
 /// Whether a procedure reaches a `live` command through calls.
 fn reaches_live(program: &Program, root: ProcId) -> bool {
-    let mut seen = BTreeSet::from([root]);
-    let mut work = vec![root];
-    while let Some(p) = work.pop() {
-        for (_, b) in program.procedures[p].blocks.iter() {
-            for c in &b.commands {
-                match c {
-                    Command::MakeLive { .. } => return true,
-                    Command::Call { procedure, .. } => {
-                        if seen.insert(*procedure) {
-                            work.push(*procedure);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    false
+    program.reachable(root).into_iter().any(|p| {
+        program.procedures[p].blocks.iter().any(|(_, b)| b.commands.iter().any(|c| matches!(c, Command::MakeLive { .. })))
+    })
 }
 
 impl Setup<'_> {
@@ -324,7 +316,7 @@ impl Setup<'_> {
                 .filter(|(_, (_, v))| !matches!(v, PreciseVerdict::Confirmed(_)))
                 .map(|(u, _)| u.clone())
                 .collect();
-            if !rest.is_empty() && self.options.deadline.is_some_and(|d| Instant::now() >= d) {
+            if !rest.is_empty() && self.options.past_deadline() {
                 // The other order was not searched: "not found" in one
                 // order is no verdict.
                 for (_, v) in regions.iter_mut().filter(|(_, v)| !matches!(v, PreciseVerdict::Confirmed(_))) {

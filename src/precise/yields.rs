@@ -106,9 +106,7 @@ impl Footprint {
     /// The footprint of entry procedure `root` run holding `held`.
     pub fn of(program: &Program, root: ProcId, held: &[LockId]) -> Footprint {
         let mut f = Footprint { locks: held.iter().copied().collect(), ..Footprint::default() };
-        let mut seen = BTreeSet::from([root]);
-        let mut work = vec![root];
-        while let Some(p) = work.pop() {
+        for p in program.reachable(root) {
             for (_, b) in program.procedures[p].blocks.iter() {
                 for c in &b.commands {
                     match c {
@@ -121,12 +119,8 @@ impl Footprint {
                         Command::Lock { lock, .. } | Command::TryLock { lock, .. } | Command::Unlock { lock, .. } => {
                             f.locks.insert(*lock);
                         }
-                        Command::Call { procedure, .. } => {
-                            if seen.insert(*procedure) {
-                                work.push(*procedure);
-                            }
-                        }
-                        Command::Assign { .. }
+                        Command::Call { .. }
+                        | Command::Assign { .. }
                         | Command::Assume { .. }
                         | Command::Assert { .. }
                         | Command::Havoc { .. }
