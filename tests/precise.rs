@@ -209,3 +209,24 @@ fn every_precise_run_states_its_bounds() {
     assert_eq!(witness["conflict"]["event"], "write");
     assert!(witness["conflict"]["location"]["line"].is_u64());
 }
+
+/// The precise verdicts and witnesses of a file do not depend on what was
+/// solved before: checking nolock_race.c, then another file, then
+/// nolock_race.c again in the same process gives the same witnesses (each
+/// pair has a z3 context of its own; with the threads' shared contexts,
+/// the models, and so the witnesses' values and steps, changed).
+#[test]
+fn witnesses_do_not_depend_on_what_ran_before() {
+    let session = support::session(1);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |name: &str| {
+        let (_, precise) = racewatch::cli::check_file_precise_verdicts(&session, &root.join(name), &Options::default(), &PreciseOptions::default()).unwrap();
+        let shown: Vec<String> = precise.iter().map(|p| format!("{} {} {:?} {:?} {}", p.first, p.second, p.regions, p.hits, p.yields)).collect();
+        shown
+    };
+    let first = run("drivers/corpus-races/nolock_race.c");
+    assert!(first.iter().any(|p| p.contains("Confirmed")), "{first:#?}");
+    run("drivers/corpus-races/twolocks_race.c");
+    run("drivers/corpus-races/guard_race.c");
+    assert_eq!(first, run("drivers/corpus-races/nolock_race.c"));
+}

@@ -301,7 +301,8 @@ pub fn check_file_precise(
         let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);
         stats = run;
         if let Some(p) = precise {
-            precise_results = crate::precise::check(program, &pairs, &verdicts, &held, p);
+            let p = crate::precise::Options { dump_dir: dump.map(|d| d.to_path_buf()), ..p.clone() };
+            precise_results = crate::precise::check(program, &pairs, &verdicts, &held, &p);
         }
         if por_hints {
             hints = Some(super::por_hints::build(program, &pairs, &held, &verdicts));

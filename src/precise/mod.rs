@@ -82,6 +82,10 @@ pub struct Options {
     /// sets it from its budget.
     #[serde(skip)]
     pub deadline: Option<Instant>,
+    /// Where to dump each query (from `--dump-smt`); set by the worker
+    /// like the deadline.
+    #[serde(skip)]
+    pub dump_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -96,6 +100,7 @@ impl Default for Options {
             max_commands: 200_000,
             resource_limit: None,
             deadline: None,
+            dump_dir: None,
         }
     }
 }
@@ -178,7 +183,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let footprints = entries.iter().enumerate().map(|(i, e)| yields::Footprint::of(program, e.procedure, held.get(i).map_or(&[], |h| h.as_slice()))).collect();
     let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options };
     let mut out: Vec<(usize, PrecisePair)> =
-        jobs.par_iter().with_max_len(1).map(|&i| (i, setup.pair_within_budget(&pairs[i], &verdicts[i]))).collect();
+        jobs.par_iter().with_max_len(1).map(|&i| (i, crate::solver::isolated(|| setup.pair_within_budget(&pairs[i], &verdicts[i])))).collect();
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, p)| p).collect()
 }
@@ -341,7 +346,7 @@ impl Setup<'_> {
 
     fn solve(&self, exec: Exec<'_>, unproven: &[(String, Vec<RegionId>)], names: [&String; 2], live: &HashSet<TermId>) -> Vec<(String, PreciseVerdict)> {
         let Exec { t, constraints, checks, steps, .. } = exec;
-        let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: None }, t);
+        let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: self.options.dump_dir.clone() }, t);
         // One assertion, not one per constraint: in incremental mode z3
         // simplifies each assertion as it arrives, with a cache that does
         // not outlive it, so thousands of constraints sharing one large

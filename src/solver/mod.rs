@@ -51,7 +51,9 @@
 //! why, and lists what surprised us). Only z3 C functions present in
 //! 4.8.12 may be reached: the crate also binds about 115 newer ones, which
 //! fail at link time. Contexts are per thread in this crate, so a
-//! [`Solver`] is not `Send`; run one per worker thread. z3's SIGINT handler
+//! [`Solver`] is not `Send`; run one per worker thread. [`isolated`] gives
+//! a unit of work (a pair) a context of its own, so that its answers do
+//! not depend on what the thread solved before. z3's SIGINT handler
 //! is switched off (`ctrl_c`), so Ctrl-C stops racewatch as usual.
 
 //! # Modules
@@ -75,4 +77,4 @@ mod tests;
 pub use session::{CheckResult, Solver, SolverOptions, SolverStats};
 pub use smtlib::Script;
 pub use term::{Children, Comparison, Decl, DeclId, Sort, Term, TermBank, TermId};
-pub use z3_backend::Model;
+pub use z3_backend::{isolated, Model};

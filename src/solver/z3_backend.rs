@@ -239,6 +239,20 @@ const SOLVER_PARAMS: [(&str, bool); 2] = [("ignore_solver1", true), ("ctrl_c", f
 /// How often the watchdog of a timed-out check repeats its interrupt.
 const REPEAT_INTERRUPT: Duration = Duration::from_millis(10);
 
+/// Runs `f` with a z3 context of its own, dropped when `f` returns.
+///
+/// z3's answers to a satisfiable check (which model) and its running
+/// times depend on everything its context saw before: the order terms
+/// were created in, the lemmas and the random state of earlier checks. The
+/// default context is per thread and outlives every unit of work, so a
+/// pair's witness depended on which pairs rayon had run on the same thread
+/// before it. Inside `f`, every solver and term is in the new context,
+/// so what `f` computes depends on `f` alone. Nothing made by z3 may leave
+/// `f` (the `Send + Sync` bounds keep z3's objects in).
+pub fn isolated<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    z3::with_z3_config(&z3::Config::new(), f)
+}
+
 /// A z3 solver with its translation cache and its per-check time limit.
 pub(super) struct Backend {
     solver: z3::Solver,

@@ -130,10 +130,12 @@ pub fn verify<S: PairSolver>(
     order.sort_by_key(|i| std::cmp::Reverse(cost(*i)));
     // One job per pair: rayon's default splitting keeps long runs of
     // neighbouring items on one thread, which the cost order makes unequal.
+    // Each pair has a z3 context of its own, so that its evidence does not
+    // depend on which pairs ran before it on the same thread.
     let mut checked: Vec<(usize, (PairVerdict, PairStats))> = order
         .par_iter()
         .with_max_len(1)
-        .map(|&i| (i, check_pair(&lp, &summaries, &held, pairs[i].first, pairs[i].second, options.deadline, solver)))
+        .map(|&i| (i, crate::solver::isolated(|| check_pair(&lp, &summaries, &held, pairs[i].first, pairs[i].second, options.deadline, solver))))
         .collect();
     checked.sort_by_key(|(i, _)| *i);
     let checked = checked.into_iter().map(|(_, c)| c);
