@@ -473,10 +473,7 @@ impl<'a> Exec<'a> {
                         match e {
                             Edge::To(m) => incoming[m].push((taken, state.clone())),
                             Edge::Truncated(head) => {
-                                let at = self.program.procedures[p].blocks[head]
-                                    .commands
-                                    .iter()
-                                    .find_map(|c| c.span().map(line_of));
+                                let at = loop_line(&self.program.procedures[p], head);
                                 self.hits.insert(Hit::Unroll(name.clone(), at));
                                 let mut stopped = state.clone();
                                 self.stop(who, &mut stopped, taken);
@@ -624,6 +621,25 @@ pub(super) fn who_tag(who: Who) -> &'static str {
         Who::T1 => "t1",
         Who::T2 => "t2",
     }
+}
+
+/// Where the loop with head `head` is, for the bound reached: the first
+/// command with a span in a breadth-first walk from the head (a head that
+/// only branches has none; the loop's condition or body then gives the
+/// line).
+fn loop_line(procedure: &crate::ir::Procedure, head: BlockId) -> Option<(String, u32)> {
+    let mut seen = HashSet::from([head]);
+    let mut queue = std::collections::VecDeque::from([head]);
+    while let Some(b) = queue.pop_front() {
+        let block = &procedure.blocks[b];
+        if let Some(at) = block.commands.iter().find_map(|c| c.span().map(line_of)) {
+            return Some(at);
+        }
+        if let Terminator::Goto(targets) = &block.terminator {
+            queue.extend(targets.iter().copied().filter(|t| seen.insert(*t)));
+        }
+    }
+    None
 }
 
 pub(super) fn line_of(s: &Span) -> (String, u32) {

@@ -236,6 +236,20 @@ pub(super) enum Answer {
 /// therefore compares z3's assertion count with the session's.
 const SOLVER_PARAMS: [(&str, bool); 2] = [("ignore_solver1", true), ("ctrl_c", false)];
 
+/// The process-wide z3 parameters racewatch sets, once, before its first
+/// solver.
+///
+/// - `model.compact` false: z3 4.8.12 compacts every model it builds
+///   (merging the entries of function interpretations), which nothing here
+///   needs: racewatch only evaluates terms in models. On
+///   ipmi_msghandler.c, a third of the stacks sampled were in
+///   `Z3_solver_get_model`; without compaction its `check --no-cache -j 1`
+///   took 158 CPU seconds instead of 194, and seven smaller real drivers
+///   together 40.2 s instead of 46.9 s (median of three runs).
+const GLOBAL_PARAMS_SET: [(&str, &str); 1] = [("model.compact", "false")];
+
+static GLOBAL_PARAMS: std::sync::Once = std::sync::Once::new();
+
 /// How often the watchdog of a timed-out check repeats its interrupt.
 const REPEAT_INTERRUPT: Duration = Duration::from_millis(10);
 
@@ -275,6 +289,11 @@ impl Backend {
         flags: &[(&str, bool)],
         resource_limit: Option<u32>,
     ) -> Backend {
+        GLOBAL_PARAMS.call_once(|| {
+            for &(name, value) in &GLOBAL_PARAMS_SET {
+                z3::set_global_param(name, value);
+            }
+        });
         let solver = z3::Solver::new();
         let mut params = z3::Params::new();
         for &(name, value) in flags {
