@@ -16,6 +16,7 @@ echo
 target/release/racewatch pairs "$@" || status=$?
 echo
 # Two minutes per file: the precise phase on drivers/corpus/tty_serial.c
-# does not finish within ten (a timeout, reported as such, never a verdict).
+# needs more; it reports what it searched by then and leaves the rest
+# unknown (never a verdict).
 target/release/racewatch check --precise --file-timeout 120 "$@" || { code=$?; [ "$code" -eq 2 ] && status=2; }
 exit "$status"
