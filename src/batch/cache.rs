@@ -18,7 +18,7 @@
 //! name and renamed, so a reader (another run, in parallel) sees a whole
 //! entry or none. A damaged entry is a miss. Only results of a finished
 //! analysis are stored; errors, timeouts and crashes are not, so they are
-//! retried.
+//! retried, nor are results a clock decided (`FileVerdicts::cacheable`).
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -8,7 +8,7 @@ use crate::diagnostics::{FileError, render_diagnostic, render_file_error};
 use crate::frontend::lower::Roots;
 use crate::pipeline::Session;
 use crate::verify::run::{Options, verify};
-use crate::verify::verdict::{PairVerdict, Totals, Verdict, diagnostics, totals};
+use crate::verify::verdict::{PairVerdict, Totals, Verdict, clock_bound, diagnostics, totals};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
@@ -216,9 +216,22 @@ impl FileVerdicts {
         }
     }
 
-    /// Whether the cache may keep this result: a finished analysis only.
+    /// Whether the cache may keep this result: a finished analysis whose
+    /// results no clock decided. A solver check that timed out or a time
+    /// budget that ran out (Houdini's, or the file's) makes a result that
+    /// another run, on a less loaded machine, may improve, so it is
+    /// analysed again next time instead.
     pub fn cacheable(&self) -> bool {
-        self.outcome.is_ok()
+        let Ok(pairs) = &self.outcome else { return false };
+        let clock = |v: &Verdict| matches!(v, Verdict::Unknown(why) if clock_bound(why));
+        let lockset = pairs.iter().flat_map(|p| &p.regions).any(|(_, v)| clock(v));
+        let precise = self
+            .precise
+            .iter()
+            .flat_map(|p| &p.regions)
+            .any(|(_, v)| matches!(v, crate::precise::PreciseVerdict::Unknown(why) if clock_bound(why)));
+        let houdini = &self.stats.houdini;
+        !(lockset || precise || houdini.stop == crate::houdini::StopReason::Budget || houdini.timeouts > 0)
     }
 }
 
@@ -550,5 +563,50 @@ fn region_json(name: &str, v: &Verdict) -> serde_json::Value {
             };
             json!({ "region": name, "verdict": "race", "accesses": [side(&accesses[0]), side(&accesses[1])] })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::precise::{PrecisePair, PreciseVerdict};
+
+    fn verified(verdict: Verdict, precise: Option<PreciseVerdict>) -> FileVerdicts {
+        let pair = |regions| PairVerdict { first: "a".into(), second: "b".into(), regions };
+        FileVerdicts {
+            file: PathBuf::from("d.c"),
+            outcome: Ok(vec![pair(vec![("r".to_string(), verdict)])]),
+            entry_points: 2,
+            cached: false,
+            peak_memory: None,
+            inputs: Vec::new(),
+            stats: crate::verify::run::RunStats::default(),
+            time: Duration::ZERO,
+            front: None,
+            precise: precise
+                .into_iter()
+                .map(|v| PrecisePair { first: "a".into(), second: "b".into(), regions: vec![("r".into(), v)], hits: Vec::new(), yields: 0, time: Duration::ZERO })
+                .collect(),
+            por_hints: None,
+        }
+    }
+
+    /// What a clock decided is analysed again next time; everything else
+    /// finished is kept.
+    #[test]
+    fn results_a_clock_decided_are_not_cached() {
+        let unknown = |why: &str| Verdict::Unknown(why.to_string());
+        assert!(verified(Verdict::Proven, None).cacheable());
+        assert!(verified(unknown("solver: (incomplete (theory arithmetic))"), None).cacheable());
+        assert!(verified(Verdict::Proven, Some(PreciseVerdict::NotFound)).cacheable());
+        assert!(!verified(unknown("solver: timeout after 10000 ms (z3: canceled)"), None).cacheable());
+        assert!(!verified(unknown(&crate::verify::run::budget_spent()), None).cacheable());
+        assert!(!verified(Verdict::Proven, Some(PreciseVerdict::Unknown(crate::precise::spent()))).cacheable());
+        let mut houdini_out_of_time = verified(Verdict::Proven, None);
+        houdini_out_of_time.stats.houdini.stop = crate::houdini::StopReason::Budget;
+        assert!(!houdini_out_of_time.cacheable());
+        let mut houdini_timeout = verified(Verdict::Proven, None);
+        houdini_timeout.stats.houdini.timeouts = 1;
+        assert!(!houdini_timeout.cacheable());
     }
 }

@@ -79,6 +79,9 @@ pub struct Report {
     pub queries: usize,
     /// Checks the solver could not decide.
     pub unknown: usize,
+    /// Of those, the checks its time limit stopped.
+    #[serde(default)]
+    pub timeouts: usize,
     /// Wall-clock time.
     pub time: Duration,
 }
@@ -106,7 +109,7 @@ pub fn run<S: VcSolver>(
     let mut alive = summaries.alive.clone();
     let initial = mine.iter().filter(|i| alive[**i]).count();
     let mut report =
-        Report { stop: StopReason::Fixpoint, candidates: initial, proven: 0, queries: 0, unknown: 0, time: Duration::ZERO };
+        Report { stop: StopReason::Fixpoint, candidates: initial, proven: 0, queries: 0, unknown: 0, timeouts: 0, time: Duration::ZERO };
     // One loaded solver per procedure; VCs mention every candidate with a
     // literal, whether believed or not, so they are generated once.
     let mut loaded: HashMap<ProcId, (Vc, S)> = HashMap::new();
@@ -140,8 +143,11 @@ pub fn run<S: VcSolver>(
                         CheckOf::Candidate(_) | CheckOf::Race(_) => None,
                     })
                     .collect(),
-                Outcome::Unknown(_) => {
+                Outcome::Unknown(why) => {
                     report.unknown += 1;
+                    if why.contains(crate::solver::TIMEOUT_MARK) {
+                        report.timeouts += 1;
+                    }
                     vc.checks
                         .iter()
                         .filter_map(|(_, c)| match c {
@@ -183,12 +189,13 @@ impl Report {
         self.proven += other.proven;
         self.queries += other.queries;
         self.unknown += other.unknown;
+        self.timeouts += other.timeouts;
         self.time += other.time;
     }
 }
 
 impl Default for Report {
     fn default() -> Self {
-        Report { stop: StopReason::Fixpoint, candidates: 0, proven: 0, queries: 0, unknown: 0, time: Duration::ZERO }
+        Report { stop: StopReason::Fixpoint, candidates: 0, proven: 0, queries: 0, unknown: 0, timeouts: 0, time: Duration::ZERO }
     }
 }

@@ -195,7 +195,7 @@ impl Setup<'_> {
         if !self.options.past_deadline() {
             return self.pair(pair, verdict);
         }
-        let why = SPENT;
+        let why = spent();
         PrecisePair {
             first: verdict.first.clone(),
             second: verdict.second.clone(),
@@ -203,7 +203,7 @@ impl Setup<'_> {
                 .regions
                 .iter()
                 .filter(|(_, v)| !matches!(v, Verdict::Proven))
-                .map(|(name, _)| (name.clone(), PreciseVerdict::Unknown(why.to_string())))
+                .map(|(name, _)| (name.clone(), PreciseVerdict::Unknown(why.clone())))
                 .collect(),
             hits: Vec::new(),
             yields: 0,
@@ -213,7 +213,9 @@ impl Setup<'_> {
 }
 
 /// Why a region is unknown when the file's deadline passed first.
-const SPENT: &str = "the file's time budget (--file-timeout) was spent before this region was searched";
+pub(crate) fn spent() -> String {
+    format!("{} region was searched", crate::verify::verdict::BUDGET_SPENT)
+}
 
 /// The verdict of a region searched in both thread orders.
 fn merge(first: PreciseVerdict, second: PreciseVerdict) -> PreciseVerdict {
@@ -325,7 +327,7 @@ impl Setup<'_> {
                 // The other order was not searched: "not found" in one
                 // order is no verdict.
                 for (_, v) in regions.iter_mut().filter(|(_, v)| !matches!(v, PreciseVerdict::Confirmed(_))) {
-                    *v = PreciseVerdict::Unknown(SPENT.to_string());
+                    *v = PreciseVerdict::Unknown(spent());
                 }
             } else if !rest.is_empty() {
                 let (again, more, y) = run(b, pair.second, a, pair.first, &rest);
@@ -365,7 +367,7 @@ impl Setup<'_> {
                 // A query never runs past the file's deadline.
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    out.push((name.clone(), PreciseVerdict::Unknown(SPENT.to_string())));
+                    out.push((name.clone(), PreciseVerdict::Unknown(spent())));
                     continue;
                 }
                 solver.set_timeout(left.min(self.options.timeout));

@@ -77,4 +77,4 @@ mod tests;
 pub use session::{CheckResult, Solver, SolverOptions, SolverStats};
 pub use smtlib::Script;
 pub use term::{Children, Comparison, Decl, DeclId, Sort, Term, TermBank, TermId};
-pub use z3_backend::{isolated, Model};
+pub use z3_backend::{isolated, Model, TIMEOUT_MARK};

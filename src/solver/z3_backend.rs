@@ -250,6 +250,9 @@ const GLOBAL_PARAMS_SET: [(&str, &str); 1] = [("model.compact", "false")];
 
 static GLOBAL_PARAMS: std::sync::Once = std::sync::Once::new();
 
+/// How the reason of every `Unknown` the watchdog caused begins.
+pub const TIMEOUT_MARK: &str = "timeout after ";
+
 /// How often the watchdog of a timed-out check repeats its interrupt.
 const REPEAT_INTERRUPT: Duration = Duration::from_millis(10);
 
@@ -387,7 +390,7 @@ impl Backend {
                 };
                 match self.timeout {
                     Some(limit) if fired.load(Ordering::SeqCst) => {
-                        Answer::Unknown(format!("timeout after {} ms (z3: {reason})", limit.as_millis()))
+                        Answer::Unknown(format!("{TIMEOUT_MARK}{} ms (z3: {reason})", limit.as_millis()))
                     }
                     Some(_) | None => Answer::Unknown(reason),
                 }

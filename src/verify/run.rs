@@ -164,7 +164,9 @@ pub fn pseudo_locks(program: &Program, held: &[Vec<String>]) -> Vec<BTreeSet<cra
 }
 
 /// Why a region left undecided by the file's deadline is unknown.
-const BUDGET_SPENT: &str = "the file's time budget (--file-timeout) was spent before this was decided";
+pub(crate) fn budget_spent() -> String {
+    format!("{} was decided", super::verdict::BUDGET_SPENT)
+}
 
 /// What one pair check did.
 #[derive(Default)]
@@ -192,7 +194,7 @@ fn check_pair<S: PairSolver>(
     if spent() {
         // Not even encoded: every shared region is unknown.
         for r in crate::vcgen::pair::shared_regions(ea, eb) {
-            verdict.regions.push((lp.program.regions[r].name.clone(), Verdict::Unknown(BUDGET_SPENT.to_string())));
+            verdict.regions.push((lp.program.regions[r].name.clone(), Verdict::Unknown(budget_spent())));
         }
         return (verdict, stats);
     }
@@ -205,7 +207,7 @@ fn check_pair<S: PairSolver>(
     while !open.is_empty() {
         if spent() {
             for k in &open {
-                decided.insert(*k, Verdict::Unknown(BUDGET_SPENT.to_string()));
+                decided.insert(*k, Verdict::Unknown(budget_spent()));
             }
             break;
         }

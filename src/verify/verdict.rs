@@ -37,6 +37,17 @@ impl Access {
     }
 }
 
+/// How the reason of every unknown the file's time budget caused begins
+/// (the lockset phase's and the precise phase's).
+pub const BUDGET_SPENT: &str = "the file's time budget (--file-timeout) was spent before this";
+
+/// Whether an unknown's reason says a clock decided it: a solver check
+/// timed out, or the file's time budget was spent. Another run, on a less
+/// loaded machine, may decide it, so such a result is not cached.
+pub fn clock_bound(reason: &str) -> bool {
+    reason.contains(crate::solver::TIMEOUT_MARK) || reason.starts_with(BUDGET_SPENT)
+}
+
 /// The verdict on one region of one pair.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
