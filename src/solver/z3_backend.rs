@@ -267,7 +267,18 @@ const REPEAT_INTERRUPT: Duration = Duration::from_millis(10);
 /// so what `f` computes depends on `f` alone. Nothing made by z3 may leave
 /// `f` (the `Send + Sync` bounds keep z3's objects in).
 pub fn isolated<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    set_global_params();
     z3::with_z3_config(&z3::Config::new(), f)
+}
+
+/// Sets [`GLOBAL_PARAMS_SET`], the first time only: before any context
+/// exists, since z3 reads some global parameters when a context is made.
+fn set_global_params() {
+    GLOBAL_PARAMS.call_once(|| {
+        for &(name, value) in &GLOBAL_PARAMS_SET {
+            z3::set_global_param(name, value);
+        }
+    });
 }
 
 /// A z3 solver with its translation cache and its per-check time limit.
@@ -292,11 +303,7 @@ impl Backend {
         flags: &[(&str, bool)],
         resource_limit: Option<u32>,
     ) -> Backend {
-        GLOBAL_PARAMS.call_once(|| {
-            for &(name, value) in &GLOBAL_PARAMS_SET {
-                z3::set_global_param(name, value);
-            }
-        });
+        set_global_params();
         let solver = z3::Solver::new();
         let mut params = z3::Params::new();
         for &(name, value) in flags {
