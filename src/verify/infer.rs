@@ -132,7 +132,10 @@ pub(super) fn infer<S: PairSolver>(
                 .map(|(component, keep, mine)| {
                     let slice = Slice { region_of: &lp.region_of, keep: keep.clone(), check_regions: regions };
                     let vc_of = |s: &Summaries, p: ProcId| procedure_vc(lp, s, p, &slice);
-                    houdini::run(summaries, component, mine, &callers, &vc_of, &|| solver(), deadline)
+                    // A context of its own: the models, and so the order
+                    // candidates fall in and the number of checks, then
+                    // do not depend on the runs before on this thread.
+                    crate::solver::isolated(|| houdini::run(summaries, component, mine, &callers, &vc_of, &|| solver(), deadline))
                 })
                 .collect();
             stats.houdini_jobs += runs.len();
