@@ -48,6 +48,13 @@ impl<'t> Type<'t> {
         Type::from_raw(unsafe { clang_getUnqualifiedType(self.raw) })
     }
 
+    /// Whether the type itself (not what it points to) is
+    /// `volatile`-qualified, through typedefs.
+    pub fn is_volatile(&self) -> bool {
+        // SAFETY: a live type.
+        unsafe { clang_isVolatileQualifiedType(self.canonical().raw) != 0 }
+    }
+
     /// For a pointer: what it points to.
     pub fn pointee(&self) -> Option<Type<'t>> {
         // SAFETY: a live type; Invalid means "not a pointer".

@@ -129,7 +129,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn read_lvalue(&mut self, c: Cursor<'t>) -> Expr {
         let place = self.place(c);
         let span = Some(self.span(c));
-        self.read(&place, span)
+        self.read_as(&place, super::place::access_kind(c), span)
     }
 
     /// Conversions, explicit or implicit (libclang shows an implicit cast as
@@ -304,7 +304,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         match c.unary_operator() {
             op @ (UOp::PostInc | UOp::PostDec | UOp::PreInc | UOp::PreDec) => {
                 let place = self.place(operand);
-                let old = self.read(&place, span.clone());
+                let access = super::place::access_kind(operand);
+                let old = self.read_as(&place, access, span.clone());
                 let old_var = self.tmp();
                 self.b.assign(old_var, old, None);
                 let step = if layout::is_pointer(operand.ty()) {
@@ -319,7 +320,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let new = self.fit(raw, operand.ty());
                 let new_var = self.tmp();
                 self.b.assign(new_var, new, None);
-                self.write(&place, Expr::var(new_var), span);
+                self.write_as(&place, Expr::var(new_var), access, span);
                 if matches!(op, UOp::PostInc | UOp::PostDec) { Expr::var(old_var) } else { Expr::var(new_var) }
             }
             UOp::AddrOf => {
@@ -328,7 +329,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             UOp::Deref => {
                 let place = self.place(c);
-                self.read(&place, span)
+                self.read_as(&place, super::place::access_kind(c), span)
             }
             UOp::Plus | UOp::Extension => self.value(operand),
             UOp::Minus => {
@@ -376,7 +377,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let value = self.value(rhs);
                 let v = self.tmp();
                 self.b.assign(v, value, None);
-                self.write(&place, Expr::var(v), span);
+                self.write_as(&place, Expr::var(v), super::place::access_kind(lhs), span);
                 Expr::var(v)
             }
             Op::Comma => {
@@ -477,12 +478,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
         };
         let place = self.place(lhs);
-        let old = self.read(&place, span.clone());
+        let access = super::place::access_kind(lhs);
+        let old = self.read_as(&place, access, span.clone());
         let b = self.value(rhs);
         let new = self.arithmetic(op, old, b, lhs.ty(), rhs.ty(), lhs.ty(), c);
         let v = self.tmp();
         self.b.assign(v, new, None);
-        self.write(&place, Expr::var(v), span);
+        self.write_as(&place, Expr::var(v), access, span);
         Expr::var(v)
     }
 

@@ -337,15 +337,24 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
     }
 
-    /// Reads a scalar place.
+    /// Reads a scalar place with a plain access.
     pub fn read(&mut self, place: &Place<'t>, span: Option<Span>) -> Expr {
+        self.read_as(place, AccessKind::Plain, span)
+    }
+
+    /// Reads a scalar place with the given kind of access (marked for a
+    /// volatile lvalue, see [`access_kind`]).
+    pub fn read_as(&mut self, place: &Place<'t>, access: AccessKind, span: Option<Span>) -> Expr {
+        if access == AccessKind::Atomic && matches!(place, Place::Mem { .. }) {
+            self.s.stats.marked_accesses += 1;
+        }
         match place {
             Place::Var(v) => Expr::var(*v),
             Place::Mem { key, address } => {
                 let region = self.region(key.clone());
                 let t = self.tmp();
                 self.s.stats.loads += 1;
-                self.b.push(Command::Load { target: t, region, address: address.clone(), access: AccessKind::Plain, span });
+                self.b.push(Command::Load { target: t, region, address: address.clone(), access, span });
                 Expr::var(t)
             }
             Place::BitField { key, address, bit, width } => {
@@ -361,14 +370,22 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
     }
 
-    /// Writes a scalar place.
+    /// Writes a scalar place with a plain access.
     pub fn write(&mut self, place: &Place<'t>, value: Expr, span: Option<Span>) {
+        self.write_as(place, value, AccessKind::Plain, span)
+    }
+
+    /// Writes a scalar place with the given kind of access.
+    pub fn write_as(&mut self, place: &Place<'t>, value: Expr, access: AccessKind, span: Option<Span>) {
+        if access == AccessKind::Atomic && matches!(place, Place::Mem { .. }) {
+            self.s.stats.marked_accesses += 1;
+        }
         match place {
             Place::Var(v) => self.b.assign(*v, value, span),
             Place::Mem { key, address } => {
                 let region = self.region(key.clone());
                 self.s.stats.stores += 1;
-                self.b.push(Command::Store { region, address: address.clone(), value, access: AccessKind::Plain, span });
+                self.b.push(Command::Store { region, address: address.clone(), value, access, span });
             }
             Place::BitField { key, address, bit, width } => {
                 // A bit-field write reads and writes its whole storage unit.
@@ -460,6 +477,24 @@ fn address_of_same_type(pointer: Cursor<'_>, deref: Cursor<'_>) -> bool {
         return false;
     }
     inner.children().first().is_some_and(|x| layout::type_name(x.ty()) == layout::type_name(deref.ty()))
+}
+
+/// The kind of access an lvalue makes: **marked** (`AccessKind::Atomic`)
+/// when its type is `volatile`-qualified and it is a scalar of at most 8
+/// bytes, plain otherwise.
+///
+/// This is the kernel's own definition. `READ_ONCE(x)` and `WRITE_ONCE(x,
+/// v)` access `x` through a `volatile` pointer (`__READ_ONCE`,
+/// `__WRITE_ONCE` in include/asm-generic/rwonce.h of 6.12), and KCSAN
+/// treats every aligned volatile access of at most 8 bytes as atomic
+/// (`DEFINE_TSAN_VOLATILE_READ_WRITE` in kernel/kcsan/core.c), so two such
+/// accesses are not a data race under the LKMM (tools/memory-model,
+/// "plain accesses"); a marked access racing with a plain one still is.
+/// Alignment is assumed (natural alignment of C objects).
+pub fn access_kind(lvalue: Cursor<'_>) -> AccessKind {
+    let ty = lvalue.ty();
+    let small = matches!(layout::shape(ty), Shape::Scalar) && layout::size_of(ty) <= 8;
+    if small && ty.is_volatile() { AccessKind::Atomic } else { AccessKind::Plain }
 }
 
 /// An expression through an implicit array-to-pointer decay.

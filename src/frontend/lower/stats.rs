@@ -27,6 +27,9 @@ pub struct LoweringStats {
     pub loads: usize,
     /// Stores emitted.
     pub stores: usize,
+    /// Loads and stores of volatile lvalues (`READ_ONCE`, `WRITE_ONCE`),
+    /// lowered as marked (atomic) accesses that never race with each other.
+    pub marked_accesses: usize,
     /// Atomic operations lowered with their exact values.
     pub atomic_values: usize,
     /// Atomic operations with a value model lowered to arbitrary values
@@ -63,6 +66,7 @@ impl LoweringStats {
             ("resolved indirect calls".into(), self.indirect_calls_resolved),
             ("loads".into(), self.loads),
             ("stores".into(), self.stores),
+            ("marked accesses".into(), self.marked_accesses),
             ("atomic values".into(), self.atomic_values),
             ("atomic value fall-backs".into(), self.atomic_value_fallbacks),
             ("locks".into(), self.locks),
