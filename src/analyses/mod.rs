@@ -5,8 +5,11 @@
 //! * [`must_held`]: which locks are certainly held at each access of each
 //!   entry point.
 //! * [`liveness`]: which loads read a value nobody uses.
+//! * [`objects`]: which parameters of a pair point to distinct kernel
+//!   objects.
 
 pub mod held;
 pub mod liveness;
 pub mod must_held;
+pub mod objects;
 pub mod pairs;

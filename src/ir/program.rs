@@ -195,6 +195,21 @@ pub struct EntryPointInfo {
     pub kind: EntryKind,
     /// The function's definition.
     pub span: Span,
+    /// The kernel objects it receives whose lifetime the kernel orders
+    /// (the models' object-lifetime rules).
+    pub objects: Vec<ObjectParam>,
+}
+
+/// A kernel object an entry point receives through a parameter, and where
+/// the call stands in the object's life (`kernel-models/lifetimes/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectParam {
+    /// The lifetime rule.
+    pub rule: String,
+    /// The parameter holding the object's address, from 0.
+    pub param: usize,
+    /// Where the call stands in the object's life.
+    pub stage: crate::models::Stage,
 }
 
 /// A pre- or postcondition.

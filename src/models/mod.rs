@@ -23,12 +23,14 @@
 mod atomic_values;
 mod entry_points;
 mod functions;
+mod lifetimes;
 mod locks;
 mod serialisation;
 
 pub use atomic_values::{AtomicOp, AtomicResult, AtomicValue, BitUpdate};
 pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, Registration, Role};
 pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
+pub use lifetimes::{LifetimeCallback, LifetimeRule, Stage};
 pub use locks::{
     IrqFunction, IrqOp, LockFunction, LockKind, LockMode, LockOp, LockPassthrough, LockRef, LockResult, LockType, Success,
 };
@@ -70,6 +72,8 @@ pub struct KernelModels {
     /// The kernel's serialisation rules, in file order (files sorted by
     /// path), names unique.
     pub serialisation: Vec<SerialisationRule>,
+    /// Object-lifetime rules (`kernel-models/lifetimes/`), in file order.
+    pub lifetimes: Vec<LifetimeRule>,
 }
 
 /// A model file that could not be read or is invalid.
@@ -115,6 +119,8 @@ struct FileXml {
     serialisation: Vec<serialisation::SerialisedXml>,
     #[serde(rename = "makes-live", default)]
     makes_live: Vec<MakesLiveXml>,
+    #[serde(rename = "object-lifetime", default)]
+    lifetimes: Vec<lifetimes::LifetimeXml>,
 }
 
 #[derive(serde::Deserialize)]
@@ -170,9 +176,14 @@ impl KernelModels {
         let mut models = KernelModels::default();
         // The file each serialisation rule came from, to name it in errors.
         let mut rule_files = Vec::new();
+        let mut lifetime_files = Vec::new();
         for (path, text) in files {
             models.add_file(text).map_err(|message| ModelError { file: path.clone(), message })?;
             rule_files.resize(models.serialisation.len(), path);
+            lifetime_files.resize(models.lifetimes.len(), path);
+        }
+        for (rule, path) in models.lifetimes.iter().zip(lifetime_files) {
+            lifetimes::check_against(rule, &models.ops_structs).map_err(|message| ModelError { file: path.clone(), message })?;
         }
         for (rule, path) in models.serialisation.iter().zip(rule_files) {
             serialisation::check_against(rule, &models.ops_structs, &models.registrations)
@@ -233,6 +244,13 @@ impl KernelModels {
                 return Err(format!("serialised `{}` is defined twice", r.name));
             }
             self.serialisation.push(r);
+        }
+        for r in xml.lifetimes {
+            let r = lifetimes::rule(r)?;
+            if self.lifetimes.iter().any(|l| l.name == r.name) {
+                return Err(format!("object-lifetime `{}` is defined twice", r.name));
+            }
+            self.lifetimes.push(r);
         }
         Ok(())
     }

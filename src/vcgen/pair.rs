@@ -58,9 +58,20 @@ pub fn encode_pair(
             enc.current(&mut shared, *w);
         }
     }
-    let runs = [(first, held[0]), (second, held[1])].map(|(i, held)| {
+    // Parameters the kernel passes distinct objects through (object
+    // lifetimes, src/analyses/objects.rs): their incarnations at the start
+    // of each run, constrained apart once both exist.
+    let distinct = crate::analyses::objects::distinct_params(&lp.program, first, second);
+    let mut starts: [Vec<VarId>; 2] = [Vec::new(), Vec::new()];
+    let runs = [(0, first, held[0]), (1, second, held[1])].map(|(side, i, held)| {
         let entry = &lp.entries[i];
         let mut env = shared.clone();
+        let params = &lp.program.procedures[entry.procedure].params;
+        for d in &distinct {
+            let index = if side == 0 { d.first } else { d.second };
+            let param = params[index];
+            starts[side].push(enc.current(&mut env, param));
+        }
         // A lock the kernel holds around the call is held from the start.
         let held_vars: BTreeSet<VarId> =
             held.iter().flat_map(|l| lp.ghost.cls.get(l).into_iter().chain(lp.ghost.clx.get(l))).copied().collect();
@@ -75,6 +86,9 @@ pub fn encode_pair(
         let end = enc.encode_body(entry.procedure, env, Expr::bool(true), false);
         EntryRun { end }
     });
+    for (x, y) in starts[0].iter().zip(&starts[1]) {
+        enc.vc.constraints.push(crate::analyses::objects::separated(Expr::var(*x), Expr::var(*y)));
+    }
     for r in regions {
         let failure = race_condition(&mut enc, lp, &runs, r);
         enc.vc.checks.push((failure, CheckOf::Race(r)));

@@ -127,11 +127,14 @@ pub fn lower_from<'t>(
     for ep in &entry_points.entry_points {
         let Some(def) = definitions.get(&ep.function) else { continue };
         let Some(&procedure) = shared.procedures.get(&def.usr()) else { continue };
+        let params = program.procedures[procedure].params.len();
+        let objects = object_params(models, ep).into_iter().filter(|o| o.param < params).collect();
         program.entry_points.push(EntryPointInfo {
             name: ep.function.clone(),
             procedure,
             kind: ep.kind(),
             span: ep.span.clone(),
+            objects,
         });
     }
     for f in &functions {
@@ -149,6 +152,30 @@ pub fn lower_from<'t>(
     let regions = regions.finish(&mut program);
     crate::ir::debug_validate(&program);
     Lowered { program, warnings, stats, regions }
+}
+
+/// The kernel objects whose lifetime rules an entry point matches: a rule
+/// counts only if every registration of the entry point is a callback of
+/// the rule with the same parameter and stage (a function registered both
+/// as `open` and as a work function also runs outside the file's life).
+fn object_params(models: &KernelModels, ep: &crate::frontend::entry_points::EntryPoint) -> Vec<crate::ir::ObjectParam> {
+    use crate::frontend::entry_points::Via;
+    let mut out = Vec::new();
+    for rule in &models.lifetimes {
+        let found: Vec<Option<(usize, crate::models::Stage)>> = ep
+            .origins
+            .iter()
+            .map(|o| match &o.via {
+                Via::Field { record, field } => rule.callback(record, field).map(|c| (c.param, c.stage)),
+                _ => None,
+            })
+            .collect();
+        let Some(Some(first)) = found.first().copied() else { continue };
+        if found.iter().all(|f| *f == Some(first)) {
+            out.push(crate::ir::ObjectParam { rule: rule.name.clone(), param: first.0, stage: first.1 });
+        }
+    }
+    out
 }
 
 /// The functions defined in the main file, by name.
