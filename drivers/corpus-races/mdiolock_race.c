@@ -63,10 +63,10 @@ static void mdc_recal(struct work_struct *work)
 	schedule_delayed_work(&priv->recal, HZ);
 }
 
-// @expect race mdc_recal mdc_read "struct mdc_priv.page"
-// @expect confirmed mdc_recal mdc_read "struct mdc_priv.page"
-// @expect race mdc_recal mdc_write "struct mdc_priv.page"
-// @expect confirmed mdc_recal mdc_write "struct mdc_priv.page"
+// @expect race mdc_read mdc_recal "struct mdc_priv.page"
+// @expect confirmed mdc_read mdc_recal "struct mdc_priv.page"
+// @expect race mdc_write mdc_recal "struct mdc_priv.page"
+// @expect confirmed mdc_write mdc_recal "struct mdc_priv.page"
 /* Under the bus's mdio_lock: serialised by the kernel, never paired. */
 // @expect proven mdc_read mdc_write
 // @expect proven mdc_read mdc_read

@@ -83,12 +83,12 @@ static void nfd_abort_cmd(struct nfc_digital_dev *ddev)
 	priv->cb = NULL;	/* @racy: outside the command work */
 }
 
-// @expect race nfd_abort_cmd nfd_in_send_cmd "struct nfd_priv.cb"
-// @expect confirmed nfd_abort_cmd nfd_in_send_cmd "struct nfd_priv.cb"
-// @expect race nfd_abort_cmd nfd_tg_send_cmd "struct nfd_priv.cb"
-// @expect confirmed nfd_abort_cmd nfd_tg_send_cmd "struct nfd_priv.cb"
-// @expect race nfd_abort_cmd nfd_tg_listen "struct nfd_priv.cb"
-// @expect confirmed nfd_abort_cmd nfd_tg_listen "struct nfd_priv.cb"
+// @expect race nfd_in_send_cmd nfd_abort_cmd "struct nfd_priv.cb"
+// @expect confirmed nfd_in_send_cmd nfd_abort_cmd "struct nfd_priv.cb"
+// @expect race nfd_tg_send_cmd nfd_abort_cmd "struct nfd_priv.cb"
+// @expect confirmed nfd_tg_send_cmd nfd_abort_cmd "struct nfd_priv.cb"
+// @expect race nfd_tg_listen nfd_abort_cmd "struct nfd_priv.cb"
+// @expect confirmed nfd_tg_listen nfd_abort_cmd "struct nfd_priv.cb"
 // @expect race nfd_abort_cmd nfd_abort_cmd "struct nfd_priv.cb"
 // @expect confirmed-strict nfd_abort_cmd nfd_abort_cmd "struct nfd_priv.cb"
 /* Only from the device's command work: serialised by the kernel, never paired. */

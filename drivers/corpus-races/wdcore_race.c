@@ -41,7 +41,7 @@ static int wdc_start(struct watchdog_device *wdd)
 	struct wdc_priv *priv = watchdog_get_drvdata(wdd);
 
 	priv->left = wdd->timeout;	/* @racy: watchdog_open calls start without the core mutex */
-	iowrite32(wdd->timeout, priv->base + WDC_RELOAD);
+	iowrite32(wdd->timeout, priv->base + WDC_RELOAD);	/* @racy: set_timeout writes it under the core mutex only */
 	return 0;
 }
 
@@ -59,7 +59,7 @@ static int wdc_set_timeout(struct watchdog_device *wdd, unsigned int t)
 {
 	struct wdc_priv *priv = watchdog_get_drvdata(wdd);
 
-	wdd->timeout = t;
+	wdd->timeout = t;	/* @racy */
 	priv->left = t;		/* @racy */
 	iowrite32(t, priv->base + WDC_RELOAD);
 	return 0;
@@ -78,7 +78,7 @@ static unsigned int wdc_status(struct watchdog_device *wdd)
 {
 	struct wdc_priv *priv = watchdog_get_drvdata(wdd);
 
-	return priv->left ? 0 : WDIOF_KEEPALIVEPING;
+	return priv->left ? 0 : WDIOF_KEEPALIVEPING;	/* @racy */
 }
 
 // @expect race wdc_tick wdc_start "struct wdc_priv.left"
