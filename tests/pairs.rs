@@ -392,7 +392,9 @@ fn net_driver_rtnl_transmit_device_lock_and_runtime_pm() {
             ("nr_start_xmit", "nr_start_xmit", &["tx-queue-lock"]),
             ("nr_tx_timeout", "nr_tx_timeout", &["tx-global-lock"]),
             ("nr_tx_timeout", "nr_start_xmit", KEPT),
-            ("nr_tx_timeout", "nr_open", KEPT),
+            // The TX watchdog runs only between ndo_open's return and ndo_stop.
+            ("nr_tx_timeout", "nr_open", &["tx-watchdog-down"]),
+            ("nr_tx_timeout", "nr_stop", &["tx-watchdog-down"]),
             // NAPI and the interrupt handler.
             ("nr_poll", "nr_poll", &["napi-not-reentered"]),
             ("nr_irq", "nr_irq", &["irq-handler-not-reentered"]),
@@ -488,6 +490,139 @@ fn block_open_release_and_nfc_ops() {
     );
 }
 
+const CORE_LOCKS_DRIVER: &str = r#"// Callbacks the kernel runs under its own locks: netpoll, MDIO, watchdog, NFC digital.
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/netdevice.h>
+#include <linux/etherdevice.h>
+#include <linux/phy.h>
+#include <linux/watchdog.h>
+#include <net/nfc/digital.h>
+
+static int cl_open(struct net_device *ndev) { return 0; }
+static int cl_stop(struct net_device *ndev) { return 0; }
+static netdev_tx_t cl_xmit(struct sk_buff *skb, struct net_device *ndev) { return NETDEV_TX_OK; }
+static void cl_tx_timeout(struct net_device *ndev, unsigned int q) { }
+static void cl_poll_controller(struct net_device *ndev) { }
+
+static const struct net_device_ops cl_netdev_ops = {
+	.ndo_open = cl_open,
+	.ndo_stop = cl_stop,
+	.ndo_start_xmit = cl_xmit,
+	.ndo_tx_timeout = cl_tx_timeout,
+	.ndo_poll_controller = cl_poll_controller,
+};
+
+static int cl_mdio_read(struct mii_bus *bus, int addr, int reg) { return 0; }
+static int cl_mdio_write(struct mii_bus *bus, int addr, int reg, u16 val) { return 0; }
+static int cl_mdio_reset(struct mii_bus *bus) { return 0; }
+
+static int cl_wd_start(struct watchdog_device *wdd) { return 0; }
+static int cl_wd_stop(struct watchdog_device *wdd) { return 0; }
+static int cl_wd_ping(struct watchdog_device *wdd) { return 0; }
+static unsigned int cl_wd_status(struct watchdog_device *wdd) { return 0; }
+static int cl_wd_set_timeout(struct watchdog_device *wdd, unsigned int t) { return 0; }
+static unsigned int cl_wd_get_timeleft(struct watchdog_device *wdd) { return 0; }
+static long cl_wd_ioctl(struct watchdog_device *wdd, unsigned int cmd, unsigned long arg) { return 0; }
+
+static const struct watchdog_ops cl_wd_ops = {
+	.owner = THIS_MODULE,
+	.start = cl_wd_start,
+	.stop = cl_wd_stop,
+	.ping = cl_wd_ping,
+	.status = cl_wd_status,
+	.set_timeout = cl_wd_set_timeout,
+	.get_timeleft = cl_wd_get_timeleft,
+	.ioctl = cl_wd_ioctl,
+};
+
+static int cl_in_send(struct nfc_digital_dev *d, struct sk_buff *skb, u16 t, nfc_digital_cmd_complete_t cb, void *arg) { return 0; }
+static int cl_tg_send(struct nfc_digital_dev *d, struct sk_buff *skb, u16 t, nfc_digital_cmd_complete_t cb, void *arg) { return 0; }
+static int cl_tg_listen(struct nfc_digital_dev *d, u16 t, nfc_digital_cmd_complete_t cb, void *arg) { return 0; }
+static int cl_configure(struct nfc_digital_dev *d, int type, int param) { return 0; }
+static int cl_switch_rf(struct nfc_digital_dev *d, bool on) { return 0; }
+static void cl_abort(struct nfc_digital_dev *d) { }
+
+static const struct nfc_digital_ops cl_nfc_ops = {
+	.in_configure_hw = cl_configure,
+	.in_send_cmd = cl_in_send,
+	.tg_configure_hw = cl_configure,
+	.tg_send_cmd = cl_tg_send,
+	.tg_listen = cl_tg_listen,
+	.switch_rf = cl_switch_rf,
+	.abort_cmd = cl_abort,
+};
+
+static struct watchdog_device cl_wdd = { .ops = &cl_wd_ops };
+
+static int cl_probe(struct platform_device *pdev)
+{
+	struct net_device *ndev = devm_alloc_etherdev(&pdev->dev, 0);
+	struct mii_bus *bus = devm_mdiobus_alloc(&pdev->dev);
+	struct nfc_digital_dev *ddev;
+
+	if (!ndev || !bus)
+		return -ENOMEM;
+	ndev->netdev_ops = &cl_netdev_ops;
+	bus->read = cl_mdio_read;
+	bus->write = cl_mdio_write;
+	bus->reset = cl_mdio_reset;
+	ddev = nfc_digital_allocate_device(&cl_nfc_ops, NFC_PROTO_NFC_DEP_MASK, 0, 0, 0);
+	if (!ddev)
+		return -ENOMEM;
+	return devm_watchdog_register_device(&pdev->dev, &cl_wdd);
+}
+
+static struct platform_driver cl_driver = { .probe = cl_probe, .driver.name = "cl" };
+module_platform_driver(cl_driver);
+MODULE_LICENSE("GPL");
+"#;
+
+#[test]
+fn kernel_locks_around_netpoll_mdio_watchdog_and_nfc_digital_commands() {
+    let s = session();
+    let d = analyse(&s, "core_locks.c", CORE_LOCKS_DRIVER);
+    check(
+        &s,
+        &d,
+        &[
+            // netpoll's dev_lock and the TX watchdog against open and stop.
+            ("cl_poll_controller", "cl_open", &["netpoll-dev-lock"]),
+            ("cl_poll_controller", "cl_stop", &["netpoll-dev-lock"]),
+            ("cl_poll_controller", "cl_poll_controller", KEPT),
+            ("cl_poll_controller", "cl_tx_timeout", KEPT),
+            ("cl_poll_controller", "cl_xmit", KEPT),
+            ("cl_tx_timeout", "cl_open", &["tx-watchdog-down"]),
+            ("cl_tx_timeout", "cl_stop", &["tx-watchdog-down"]),
+            // Transmit is not ordered against open or stop (pktgen, direct xmit, dismantle).
+            ("cl_xmit", "cl_open", KEPT),
+            ("cl_xmit", "cl_stop", KEPT),
+            // The MDIO bus lock: read and write, not reset.
+            ("cl_mdio_read", "cl_mdio_write", &["mdio-bus-lock"]),
+            ("cl_mdio_read", "cl_mdio_read", &["mdio-bus-lock"]),
+            ("cl_mdio_reset", "cl_mdio_read", KEPT),
+            // The watchdog core's mutex: not start, stop or ping.
+            ("cl_wd_status", "cl_wd_set_timeout", &["watchdog-core-lock"]),
+            ("cl_wd_get_timeleft", "cl_wd_ioctl", &["watchdog-core-lock"]),
+            ("cl_wd_set_timeout", "cl_wd_set_timeout", &["watchdog-core-lock"]),
+            ("cl_wd_start", "cl_wd_status", KEPT),
+            ("cl_wd_ping", "cl_wd_set_timeout", KEPT),
+            ("cl_wd_stop", "cl_wd_ioctl", KEPT),
+            // NFC digital: the command operations only.
+            ("cl_in_send", "cl_tg_send", &["nfc-digital-cmd-work"]),
+            ("cl_tg_listen", "cl_in_send", &["nfc-digital-cmd-work"]),
+            ("cl_in_send", "cl_in_send", &["nfc-digital-cmd-work"]),
+            ("cl_abort", "cl_in_send", KEPT),
+            ("cl_configure", "cl_tg_send", KEPT),
+            ("cl_switch_rf", "cl_tg_listen", KEPT),
+        ],
+    );
+    // The MDIO rule's operations run holding the bus's mdio_lock.
+    let m = &s.models.serialisation;
+    let mdio = m.iter().find(|r| r.name == "mdio-bus-lock").expect("the MDIO rule");
+    assert_eq!(mdio.holds_lock.as_deref(), Some("struct mii_bus.mdio_lock"));
+}
+
 #[test]
 fn every_rule_names_its_kernel_a_kernel_source_file_and_a_scope() {
     let m = KernelModels::embedded().unwrap();
@@ -529,6 +664,7 @@ fn every_selected_field_exists_in_the_6_12_headers() {
          #include <linux/usb.h>\n#include <linux/i2c.h>\n#include <linux/spi/spi.h>\n#include <linux/pm.h>\n\
          #include <linux/netdevice.h>\n#include <linux/ethtool.h>\n#include <linux/blkdev.h>\n#include <net/nfc/nfc.h>\n\
          #include <linux/timer.h>\n#include <linux/hrtimer.h>\n#include <linux/workqueue.h>\n\
+         #include <net/nfc/digital.h>\n#include <linux/phy.h>\n#include <linux/watchdog.h>\n\
          void rule_fields(void);\nvoid rule_fields(void)\n{{\n{body}}}\n"
     );
     analyse(&s, "rule_fields.c", &source);
