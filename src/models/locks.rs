@@ -598,6 +598,37 @@ mod tests {
     }
 
     #[test]
+    fn failure_values_default_by_kind_and_never_coincide_with_success() {
+        let m = load(
+            r#"<lock-function name="i" op="acquire-may-fail" lock-arg="0" success="zero" reason="r"/>
+               <lock-function name="d" op="try-acquire" lock-arg="0" success="zero" reason="r"/>
+               <lock-function name="t" op="try-acquire" lock-arg="0" success="nonzero" reason="r"/>
+               <lock-function name="x" op="acquire-may-fail" lock-arg="0" success="zero" failure="one" reason="r"/>
+               <lock-function name="a" op="acquire" lock-arg="0" reason="r"/>"#,
+        )
+        .unwrap();
+        assert_eq!(m.lock_functions["i"].failure, Some(Failure::Errno));
+        assert_eq!(m.lock_functions["d"].failure, Some(Failure::One));
+        assert_eq!(m.lock_functions["t"].failure, Some(Failure::Zero));
+        assert_eq!(m.lock_functions["x"].failure, Some(Failure::One));
+        assert_eq!(m.lock_functions["a"].failure, None);
+        rejected(r#"<lock-function name="f" op="try-acquire" lock-arg="0" success="zero" failure="zero" reason="r"/>"#, "coincide");
+        rejected(r#"<lock-function name="f" op="try-acquire" lock-arg="0" success="nonzero" failure="errno" reason="r"/>"#, "would be a success");
+        rejected(r#"<lock-function name="f" op="acquire" lock-arg="0" failure="errno" reason="r"/>"#, "failure is only for");
+    }
+
+    #[test]
+    fn bit_lock_functions_name_bit_and_word_and_need_an_atomic_effect() {
+        let effect = r#"<function name="tas" reason="r"><atomic arg="1" access="rmw" extent="unbounded" op="set-bit" bit-arg="0" returns="old-bit"/></function>"#;
+        let m = load(&format!(r#"<bit-lock-function name="tas" op="try-acquire" bit-arg="0" word-arg="1" success="zero" reason="r"/>{effect}"#)).unwrap();
+        let b = &m.bit_lock_functions["tas"];
+        assert_eq!((b.bit_arg, b.word_arg, b.failure), (0, 1, Some(Failure::One)));
+        rejected(r#"<bit-lock-function name="tas" op="try-acquire" bit-arg="0" word-arg="1" success="zero" reason="r"/>"#, "needs a <function> model");
+        rejected(r#"<bit-lock-function name="f" op="release" bit-arg="1" word-arg="1" reason="r"/>"#, "the same argument");
+        rejected(r#"<bit-lock-function name="f" op="try-acquire" bit-arg="0" word-arg="1" reason="r"/>"#, "needs success");
+    }
+
+    #[test]
     fn unknown_values_and_misplaced_attributes_are_rejected() {
         rejected(r#"<lock-function name="f" op="grab" lock-arg="0" reason="r"/>"#, "unknown op `grab` (expected one of acquire,");
         rejected(r#"<lock-function name="f" op="acquire" lock-arg="0" mode="read" reason="r"/>"#, "unknown mode `read`");
