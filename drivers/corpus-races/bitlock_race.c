@@ -94,12 +94,15 @@ static ssize_t blcal_read(struct file *file, char __user *buf, size_t count,
 }
 
 // @expect race blcal_ioctl blcal_ioctl "struct blcal_dev.jobs"
+// @expect race blcal_ioctl blcal_ioctl "struct blcal_dev.target"
 // @expect race blcal_ioctl blcal_write "struct blcal_dev.jobs"
 // @expect race blcal_ioctl blcal_write "struct blcal_dev.target"
 // @expect race blcal_ioctl blcal_read "struct blcal_dev.jobs"
 // @expect race blcal_write blcal_write "struct blcal_dev.jobs"
+// @expect race blcal_write blcal_write "struct blcal_dev.target"
 // @expect race blcal_write blcal_read "struct blcal_dev.jobs"
 // @expect confirmed blcal_ioctl blcal_ioctl "struct blcal_dev.jobs"
+// @expect confirmed blcal_ioctl blcal_ioctl "struct blcal_dev.target"
 // @expect confirmed blcal_ioctl blcal_write "struct blcal_dev.jobs"
 // @expect confirmed blcal_ioctl blcal_read "struct blcal_dev.jobs"
 // @expect confirmed blcal_ioctl blcal_write "struct blcal_dev.target"
