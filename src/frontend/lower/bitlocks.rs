@@ -293,6 +293,35 @@ pub fn settle(program: &mut Program, log: &BitLockLog, warnings: &mut Vec<Diagno
             }
         }
     }
+    // The removed pseudo locks leave the program, so that nothing (ghost
+    // state, candidate invariants) is spent on them.
+    if !broken.is_empty() {
+        stats.locks -= broken.len();
+        drop_locks(program, &broken.keys().copied().collect());
+    }
+}
+
+/// Removes unused locks from the program, renumbering the others in the
+/// lock commands.
+fn drop_locks(program: &mut Program, dropped: &BTreeSet<LockId>) {
+    let old = std::mem::replace(&mut program.locks, crate::ir::Arena::new());
+    let mut renumber: BTreeMap<LockId, LockId> = BTreeMap::new();
+    for (id, lock) in old.iter() {
+        if !dropped.contains(&id) {
+            renumber.insert(id, program.locks.push(lock.clone()));
+        }
+    }
+    let ids: Vec<_> = program.procedures.ids().collect();
+    for p in ids {
+        let blocks: Vec<_> = program.procedures[p].blocks.ids().collect();
+        for b in blocks {
+            for c in program.procedures[p].blocks[b].commands.iter_mut() {
+                if let Command::Lock { lock, .. } | Command::TryLock { lock, .. } | Command::Unlock { lock, .. } = c {
+                    *lock = renumber[lock];
+                }
+            }
+        }
+    }
 }
 
 /// The region of the store at `at`.
