@@ -761,3 +761,136 @@ void bh(struct foo *f) { spin_lock_bh(&f->lock); f->a = 2; spin_unlock_bh(&f->lo
     assert_eq!(&l.lock_commands("bh")[..2], lines(&["control bh-disable;", r#"lock "struct foo.lock";"#]));
     assert_eq!(l.lock_names(), vec!["struct foo.lock"]);
 }
+
+/// The single-owner flag: `test_and_set_bit` of a constant bit of an
+/// identified word is a trylock of the pseudo lock `bit N of W`, taken
+/// exactly when the old bit was 0, on top of the exact atomic bit
+/// operation; `clear_bit` releases it before clearing the bit. Every clear
+/// is made holding it, so it stays a lock.
+#[test]
+fn a_bit_cleared_only_by_its_holder_is_a_lock() {
+    let l = lower(
+        "bitlock-kept",
+        r#"
+#include <linux/fs.h>
+#include <linux/bitops.h>
+static unsigned long busy;
+static int count;
+static long dev_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	if (test_and_set_bit(0, &busy))
+		return -EBUSY;
+	count++;
+	clear_bit(0, &busy);
+	return 0;
+}
+static const struct file_operations fops = { .unlocked_ioctl = dev_ioctl };
+const struct file_operations *get_fops(void) { return &fops; }
+"#,
+    );
+    assert_eq!(l.locks(), vec![pair("bit 0 of busy", "pseudo")]);
+    let commands = l.commands("dev_ioctl");
+    let at = commands.iter().position(|c| c.ends_with(r#":= trylock "bit 0 of busy";"#)).unwrap_or_else(|| panic!("{commands:?}"));
+    assert!(commands[at - 2].contains("load.atomic") && commands[at - 1].starts_with("store.atomic"), "the exact bit operation comes first: {commands:?}");
+    let ok = commands[at].split(" := ").next().expect("a target");
+    assert!(commands[at + 1].starts_with(&format!("assume {ok} == (")), "taken exactly when the bit was 0: {}", commands[at + 1]);
+    assert!(commands[at + 2].ends_with(&format!(":= if {ok} then 0 else 1;")), "test_and_set_bit returns the old bit: {}", commands[at + 2]);
+    let unlock = commands.iter().position(|c| c == r#"unlock "bit 0 of busy";"#).expect("clear_bit releases it");
+    assert!(commands[unlock + 1].contains("load.atomic") && commands[unlock + 2].starts_with("store.atomic"), "released before the bit is cleared");
+    assert_eq!(l.held_at("dev_ioctl", "store \"global count\""), held(&[&[], &["bit 0 of busy"]]), "path-insensitively, either");
+    assert_eq!(l.warnings_of("bit-lock"), vec!["bit 0 of busy is a bit lock: it is cleared only by its holder".to_string()]);
+}
+
+/// A bit some path clears without holding it (here a release callback
+/// that did not take it: the single-open idiom) protects nothing: the
+/// pseudo lock is removed, the atomic bit operations stay.
+#[test]
+fn a_bit_cleared_without_holding_it_is_no_lock() {
+    let l = lower(
+        "bitlock-demoted",
+        r#"
+#include <linux/fs.h>
+#include <linux/bitops.h>
+static unsigned long is_open;
+static int opens;
+static int dev_open(struct inode *i, struct file *f)
+{
+	if (test_and_set_bit(0, &is_open))
+		return -EBUSY;
+	opens++;
+	return 0;
+}
+static int dev_release(struct inode *i, struct file *f)
+{
+	clear_bit(0, &is_open);
+	return 0;
+}
+static const struct file_operations fops = { .open = dev_open, .release = dev_release };
+const struct file_operations *get_fops(void) { return &fops; }
+"#,
+    );
+    for f in ["dev_open", "dev_release"] {
+        assert!(l.lock_commands(f).is_empty(), "{f}: {:?}", l.lock_commands(f));
+        assert!(l.commands(f).iter().any(|c| c.starts_with("store.atomic")), "{f} keeps its atomic bit operation");
+    }
+    let notes = l.warnings_of("bit-lock");
+    assert_eq!(notes, vec!["bit 0 of is_open protects nothing: it is not cleared only by its holder".to_string()]);
+}
+
+/// A plain write of the word (here `__clear_bit`, not atomic) may clear
+/// the bit: no lock, even where every `clear_bit` is made holding it.
+#[test]
+fn a_plain_write_of_the_word_breaks_the_bit_lock() {
+    let l = lower(
+        "bitlock-plain-write",
+        r#"
+#include <linux/fs.h>
+#include <linux/bitops.h>
+static unsigned long busy;
+static int count;
+static long dev_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == 7) {
+		busy = 0;
+		return 0;
+	}
+	if (test_and_set_bit(0, &busy))
+		return -EBUSY;
+	count++;
+	clear_bit(0, &busy);
+	return 0;
+}
+static const struct file_operations fops = { .unlocked_ioctl = dev_ioctl };
+const struct file_operations *get_fops(void) { return &fops; }
+"#,
+    );
+    assert!(l.lock_commands("dev_ioctl").is_empty(), "{:?}", l.lock_commands("dev_ioctl"));
+    assert_eq!(l.warnings_of("bit-lock").len(), 1);
+}
+
+/// A failed acquire returns what the kernel returns: a negative errno for
+/// `mutex_lock_interruptible` (so `ret < 0` is exactly the failure).
+#[test]
+fn a_failed_interruptible_lock_returns_a_negative_errno() {
+    let l = lower(
+        "lock-failure-values",
+        r#"
+#include <linux/mutex.h>
+struct foo { int a; struct mutex lock; };
+int set(struct foo *f)
+{
+	int ret = mutex_lock_interruptible(&f->lock);
+	if (ret < 0)
+		return ret;
+	f->a = 1;
+	mutex_unlock(&f->lock);
+	return 0;
+}
+"#,
+    );
+    let commands = l.commands("set");
+    let at = commands.iter().position(|c| c.contains(r#":= trylock "struct foo.lock";"#)).expect("a trylock");
+    let ok = commands[at].split(" := ").next().expect("a target").to_string();
+    let result = commands[at + 1].strip_prefix("havoc ").and_then(|r| r.strip_suffix(';')).expect("the result is havocked").to_string();
+    assert_eq!(commands[at + 3], format!("assume {ok} || {result} >= -4095 && {result} <= -1;"));
+}

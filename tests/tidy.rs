@@ -94,6 +94,7 @@ fn every_kernel_model_rule_has_a_reason() {
                 "<lock-function ",
                 "<lock-passthrough ",
                 "<irq-function ",
+                "<bit-lock-function ",
                 "<function ",
             ]
             .iter()

@@ -1,4 +1,5 @@
-//! Which locks are certainly held at each access of each entry point.
+//! Which locks are certainly held at each access (or any chosen command)
+//! of each entry point.
 //!
 //! # Algorithm
 //!
@@ -90,7 +91,17 @@ pub struct EntryRoot {
 /// the order of `roots`.
 pub fn must_held_at_accesses(program: &Program, roots: &[EntryRoot]) -> Vec<BTreeMap<CommandAt, AccessFacts>> {
     let summaries = CallSummaries::of(program);
-    roots.iter().map(|root| entry_point_facts(program, &summaries, root)).collect()
+    let accesses = |_: CommandAt, c: &Command| matches!(c, Command::Load { .. } | Command::Store { .. });
+    roots.iter().map(|root| entry_point_facts(program, &summaries, root, &accesses)).collect()
+}
+
+/// The facts just before each command of `wanted` that each entry point
+/// reaches, in the order of `roots` (a command an entry point never
+/// reaches has no entry in its map).
+pub fn must_held_at(program: &Program, roots: &[EntryRoot], wanted: &BTreeSet<CommandAt>) -> Vec<BTreeMap<CommandAt, AccessFacts>> {
+    let summaries = CallSummaries::of(program);
+    let pick = |at: CommandAt, _: &Command| wanted.contains(&at);
+    roots.iter().map(|root| entry_point_facts(program, &summaries, root, &pick)).collect()
 }
 
 /// A trylock outcome not yet branched on: the lock was taken exactly when
@@ -242,7 +253,12 @@ impl CallSummaries {
 }
 
 /// The facts at the accesses of one entry point.
-fn entry_point_facts(program: &Program, summaries: &CallSummaries, root: &EntryRoot) -> BTreeMap<CommandAt, AccessFacts> {
+fn entry_point_facts(
+    program: &Program,
+    summaries: &CallSummaries,
+    root: &EntryRoot,
+    pick: &dyn Fn(CommandAt, &Command) -> bool,
+) -> BTreeMap<CommandAt, AccessFacts> {
     let locks = root.held.iter().map(|l| (*l, LockMode::Exclusive)).collect();
     let initial = State { locks, outcomes: BTreeMap::new(), before_live: root.init };
     // The meet of the states at the calls from each caller, per callee.
@@ -274,7 +290,7 @@ fn entry_point_facts(program: &Program, summaries: &CallSummaries, root: &EntryR
     let mut out = BTreeMap::new();
     for (p, start) in &entry {
         flow(program, *p, start, summaries, &mut |at, c, state| {
-            if let Command::Load { .. } | Command::Store { .. } = c {
+            if pick(at, c) {
                 out.insert(at, AccessFacts { locks: state.locks.clone(), before_live: state.before_live });
             }
         });

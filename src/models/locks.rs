@@ -20,6 +20,8 @@
 //!   <lock-function name="class_spinlock_destructor" op="release" lock-arg="0" lock-arg-field="lock" reason="…"/>
 //!   <lock-passthrough name="spinlock_check" arg="0" reason="…"/>
 //!   <irq-function name="arch_local_irq_save" op="save" reason="…"/>
+//!   <bit-lock-function name="test_and_set_bit_lock" op="try-acquire" bit-arg="0" word-arg="1" success="zero" failure="one" reason="…"/>
+//!   <bit-lock-function name="clear_bit_unlock" op="release" bit-arg="0" word-arg="1" reason="…"/>
 //! </kernel-model>
 //! ```
 //!
@@ -52,6 +54,28 @@
 //! `success="nonzero"` tests that pointer); `returns-lock-field="F"`: it
 //! returns a structure whose field `F` holds that pointer. Argument indexes
 //! are 0-based.
+//!
+//! `failure` ∈ errno, one, zero: what a may-fail or try acquire returns
+//! when it did not take the lock, as the kernel returns it. `errno` is a
+//! negative errno in [-4095, -1] (`mutex_lock_interruptible`'s -EINTR,
+//! `down_timeout`'s -ETIME), `one` is 1 (`down_trylock`,
+//! `test_and_set_bit`), `zero` is 0 or NULL (every `success="nonzero"`
+//! function). The default: `zero` for `success="nonzero"`, `errno` for an
+//! acquire-may-fail with `success="zero"`, `one` for a try-acquire with
+//! `success="zero"`; `zero` with `success="zero"` and anything but `zero`
+//! with `success="nonzero"` are refused (the two values would coincide).
+//!
+//! **Bit-lock functions** take or release one bit of a word as a lock
+//! (`test_and_set_bit_lock` / `clear_bit_unlock`, `bit_spin_lock`, the
+//! single-owner flag `if (test_and_set_bit(N, &w)) return -EBUSY; …
+//! clear_bit(N, &w)`): `bit-arg` is the argument giving the bit number,
+//! `word-arg` the one pointing to the word; `op`, `success` and `failure`
+//! as for lock functions (an acquire takes the lock when the bit was 0 and
+//! sets it; a release clears it). Each must also have a `<function>` model
+//! with the bit operation's atomic effect on `word-arg`: where the bit lock
+//! cannot be identified (a bit number that is not a constant, a word with
+//! no identity) or turns out not to be a lock (src/frontend/lower/bitlocks.rs),
+//! the call is lowered by that function model alone.
 //!
 //! **Lock passthroughs** return the lock object their argument `arg` points
 //! to, unchanged (`spinlock_check` returns `&lock->rlock`, at offset 0).
@@ -156,6 +180,43 @@ pub enum Success {
 
 const SUCCESSES: &[(&str, Success)] = &[("zero", Success::Zero), ("nonzero", Success::Nonzero)];
 
+/// The return value of a may-fail or try acquire that did not take the lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Failure {
+    /// A negative errno, in [-4095, -1] (`-EINTR`, `-ETIME`).
+    Errno,
+    /// 1 (`down_trylock`, `test_and_set_bit`).
+    One,
+    /// 0 or NULL.
+    Zero,
+}
+
+const FAILURES: &[(&str, Failure)] = &[("errno", Failure::Errno), ("one", Failure::One), ("zero", Failure::Zero)];
+
+/// The failure value a function gives, from its `failure` attribute or the
+/// default for its operation and success value.
+fn failure_of(context: &str, op: LockOp, success: Option<Success>, written: Option<&str>) -> Result<Option<Failure>, String> {
+    let Some(success) = success else {
+        return match written {
+            Some(_) => Err(format!("{context}: failure is only for acquire-may-fail and try-acquire")),
+            None => Ok(None),
+        };
+    };
+    let failure = match (written, success, op) {
+        (Some(f), _, _) => choice(context, "failure", f, FAILURES)?,
+        (None, Success::Nonzero, _) => Failure::Zero,
+        (None, Success::Zero, LockOp::TryAcquire) => Failure::One,
+        (None, Success::Zero, _) => Failure::Errno,
+    };
+    match (success, failure) {
+        (Success::Zero, Failure::Zero) => Err(format!("{context}: failure zero and success zero coincide")),
+        (Success::Nonzero, Failure::Errno | Failure::One) => {
+            Err(format!("{context}: with success nonzero a failure returns zero (NULL); an errno or 1 would be a success"))
+        }
+        _ => Ok(Some(failure)),
+    }
+}
+
 /// A change of the calling CPU's interrupt, softirq or preemption state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IrqOp {
@@ -242,11 +303,34 @@ pub struct LockFunction {
     pub mode: LockMode,
     /// For acquire-may-fail and try-acquire: the result meaning success.
     pub success: Option<Success>,
+    /// For acquire-may-fail and try-acquire: what it returns without the
+    /// lock.
+    pub failure: Option<Failure>,
     /// Its interrupt-state side effect, if any.
     pub irq: Option<IrqOp>,
     /// What it returns about the lock.
     pub returns: LockResult,
     /// What the function does.
+    pub reason: String,
+}
+
+/// A function that takes or releases one bit of a word as a lock.
+#[derive(Clone, Debug)]
+pub struct BitLockFunction {
+    /// The function the driver's call resolves to, after macro expansion.
+    pub name: String,
+    /// What it does to the bit lock (always exclusive).
+    pub op: LockOp,
+    /// The argument giving the bit number.
+    pub bit_arg: usize,
+    /// The argument pointing to the word (the bitmap).
+    pub word_arg: usize,
+    /// For acquire-may-fail and try-acquire: the result meaning success.
+    pub success: Option<Success>,
+    /// For acquire-may-fail and try-acquire: what it returns without the
+    /// lock.
+    pub failure: Option<Failure>,
+    /// What the function does, in 6.12.
     pub reason: String,
 }
 
@@ -306,12 +390,34 @@ pub(super) struct LockFunctionXml {
     mode: Option<String>,
     #[serde(rename = "@success")]
     success: Option<String>,
+    #[serde(rename = "@failure")]
+    failure: Option<String>,
     #[serde(rename = "@irq")]
     irq: Option<String>,
     #[serde(rename = "@returns-lock")]
     returns_lock: Option<String>,
     #[serde(rename = "@returns-lock-field")]
     returns_lock_field: Option<String>,
+    #[serde(rename = "@reason")]
+    reason: String,
+}
+
+/// `<bit-lock-function>` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct BitLockFunctionXml {
+    #[serde(rename = "@name")]
+    name: String,
+    #[serde(rename = "@op")]
+    op: String,
+    #[serde(rename = "@bit-arg")]
+    bit_arg: usize,
+    #[serde(rename = "@word-arg")]
+    word_arg: usize,
+    #[serde(rename = "@success")]
+    success: Option<String>,
+    #[serde(rename = "@failure")]
+    failure: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
 }
@@ -381,6 +487,7 @@ pub(super) fn lock_function(f: LockFunctionXml) -> Result<LockFunction, String> 
         (false, Some(_)) => return Err(format!("{context}: success is only for acquire-may-fail and try-acquire")),
         (false, None) => None,
     };
+    let failure = failure_of(&context, op, success, f.failure.as_deref())?;
     let irq = match f.irq {
         Some(i) => choice(&context, "irq", &i, LOCK_IRQS)?,
         None => None,
@@ -393,7 +500,25 @@ pub(super) fn lock_function(f: LockFunctionXml) -> Result<LockFunction, String> 
         (true, None) => LockResult::Lock,
         (false, Some(field)) => LockResult::Field(field),
     };
-    Ok(LockFunction { name: f.name, op, lock, mode, success, irq, returns, reason: f.reason })
+    Ok(LockFunction { name: f.name, op, lock, mode, success, failure, irq, returns, reason: f.reason })
+}
+
+/// Checks and converts one `<bit-lock-function>`.
+pub(super) fn bit_lock_function(f: BitLockFunctionXml) -> Result<BitLockFunction, String> {
+    let context = format!("bit-lock-function `{}`", f.name);
+    reason_given(&context, &f.reason)?;
+    let op = choice(&context, "op", &f.op, LOCK_OPS)?;
+    if f.bit_arg == f.word_arg {
+        return Err(format!("{context}: bit-arg and word-arg are the same argument"));
+    }
+    let success = match (op.may_fail(), f.success) {
+        (true, Some(s)) => Some(choice(&context, "success", &s, SUCCESSES)?),
+        (true, None) => return Err(format!("{context}: op `{}` needs success (zero or nonzero)", f.op)),
+        (false, Some(_)) => return Err(format!("{context}: success is only for acquire-may-fail and try-acquire")),
+        (false, None) => None,
+    };
+    let failure = failure_of(&context, op, success, f.failure.as_deref())?;
+    Ok(BitLockFunction { name: f.name, op, bit_arg: f.bit_arg, word_arg: f.word_arg, success, failure, reason: f.reason })
 }
 
 /// Checks and converts one `<lock-passthrough>`.
@@ -470,6 +595,37 @@ mod tests {
             "success is only for acquire-may-fail and try-acquire",
         );
         rejected(r#"<lock-function name="f" op="try-acquire" lock-arg="0" success="one" reason="r"/>"#, "unknown success `one`");
+    }
+
+    #[test]
+    fn failure_values_default_by_kind_and_never_coincide_with_success() {
+        let m = load(
+            r#"<lock-function name="i" op="acquire-may-fail" lock-arg="0" success="zero" reason="r"/>
+               <lock-function name="d" op="try-acquire" lock-arg="0" success="zero" reason="r"/>
+               <lock-function name="t" op="try-acquire" lock-arg="0" success="nonzero" reason="r"/>
+               <lock-function name="x" op="acquire-may-fail" lock-arg="0" success="zero" failure="one" reason="r"/>
+               <lock-function name="a" op="acquire" lock-arg="0" reason="r"/>"#,
+        )
+        .unwrap();
+        assert_eq!(m.lock_functions["i"].failure, Some(Failure::Errno));
+        assert_eq!(m.lock_functions["d"].failure, Some(Failure::One));
+        assert_eq!(m.lock_functions["t"].failure, Some(Failure::Zero));
+        assert_eq!(m.lock_functions["x"].failure, Some(Failure::One));
+        assert_eq!(m.lock_functions["a"].failure, None);
+        rejected(r#"<lock-function name="f" op="try-acquire" lock-arg="0" success="zero" failure="zero" reason="r"/>"#, "coincide");
+        rejected(r#"<lock-function name="f" op="try-acquire" lock-arg="0" success="nonzero" failure="errno" reason="r"/>"#, "would be a success");
+        rejected(r#"<lock-function name="f" op="acquire" lock-arg="0" failure="errno" reason="r"/>"#, "failure is only for");
+    }
+
+    #[test]
+    fn bit_lock_functions_name_bit_and_word_and_need_an_atomic_effect() {
+        let effect = r#"<function name="tas" reason="r"><atomic arg="1" access="rmw" extent="unbounded" op="set-bit" bit-arg="0" returns="old-bit"/></function>"#;
+        let m = load(&format!(r#"<bit-lock-function name="tas" op="try-acquire" bit-arg="0" word-arg="1" success="zero" reason="r"/>{effect}"#)).unwrap();
+        let b = &m.bit_lock_functions["tas"];
+        assert_eq!((b.bit_arg, b.word_arg, b.failure), (0, 1, Some(Failure::One)));
+        rejected(r#"<bit-lock-function name="tas" op="try-acquire" bit-arg="0" word-arg="1" success="zero" reason="r"/>"#, "needs a <function> model");
+        rejected(r#"<bit-lock-function name="f" op="release" bit-arg="1" word-arg="1" reason="r"/>"#, "the same argument");
+        rejected(r#"<bit-lock-function name="f" op="try-acquire" bit-arg="0" word-arg="1" reason="r"/>"#, "needs success");
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, Registrat
 pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
 pub use lifetimes::{LifetimeCallback, LifetimeRule, Stage};
 pub use locks::{
-    IrqFunction, IrqOp, LockFunction, LockKind, LockMode, LockOp, LockPassthrough, LockRef, LockResult, LockType, Success,
+    BitLockFunction, Failure, IrqFunction, IrqOp, LockFunction, LockKind, LockMode, LockOp, LockPassthrough, LockRef, LockResult, LockType, Success,
 };
 
 pub use serialisation::{Relation, RoleSelector, Scope, Selector, SerialisationRule};
@@ -67,6 +67,9 @@ pub struct KernelModels {
     pub lock_passthroughs: HashMap<String, LockPassthrough>,
     /// Functions that change the interrupt or preemption state, by name.
     pub irq_functions: HashMap<String, IrqFunction>,
+    /// Functions that take or release a bit of a word as a lock, by name;
+    /// each also has a function model (its atomic effect).
+    pub bit_lock_functions: HashMap<String, BitLockFunction>,
     /// What other kernel functions do to driver memory, by name.
     pub functions: HashMap<String, FunctionModel>,
     /// The kernel's serialisation rules, in file order (files sorted by
@@ -113,6 +116,8 @@ struct FileXml {
     lock_passthroughs: Vec<locks::LockPassthroughXml>,
     #[serde(rename = "irq-function", default)]
     irq_functions: Vec<locks::IrqFunctionXml>,
+    #[serde(rename = "bit-lock-function", default)]
+    bit_lock_functions: Vec<locks::BitLockFunctionXml>,
     #[serde(rename = "function", default)]
     functions: Vec<functions::FunctionXml>,
     #[serde(rename = "serialised", default)]
@@ -185,6 +190,10 @@ impl KernelModels {
         for (rule, path) in models.lifetimes.iter().zip(lifetime_files) {
             lifetimes::check_against(rule, &models.ops_structs).map_err(|message| ModelError { file: path.clone(), message })?;
         }
+        if let Some(message) = models.bit_locks_without_effect() {
+            let file = files.iter().find(|(_, text)| text.contains("bit-lock-function")).map_or_else(PathBuf::new, |(p, _)| p.clone());
+            return Err(ModelError { file, message });
+        }
         for (rule, path) in models.serialisation.iter().zip(rule_files) {
             serialisation::check_against(rule, &models.ops_structs, &models.registrations)
                 .map_err(|message| ModelError { file: path.clone(), message })?;
@@ -233,6 +242,15 @@ impl KernelModels {
             self.not_modelled_yet(&i.name, "irq-function")?;
             insert(&mut self.irq_functions, "irq-function", i.name.clone(), i)?;
         }
+        for b in xml.bit_lock_functions {
+            let b = locks::bit_lock_function(b)?;
+            for (other, present) in [("lock-function", self.lock_functions.contains_key(&b.name)), ("irq-function", self.irq_functions.contains_key(&b.name))] {
+                if present {
+                    return Err(format!("`{}` is modelled as both <{other}> and <bit-lock-function>", b.name));
+                }
+            }
+            insert(&mut self.bit_lock_functions, "bit-lock-function", b.name.clone(), b)?;
+        }
         for f in xml.functions {
             let f = functions::function(f)?;
             self.not_modelled_yet(&f.name, "function")?;
@@ -255,6 +273,18 @@ impl KernelModels {
         Ok(())
     }
 
+    /// A bit-lock function without the function model giving its atomic
+    /// effect on its word (its lowering where the bit lock does not apply).
+    fn bit_locks_without_effect(&self) -> Option<String> {
+        let mut names: Vec<&String> = self.bit_lock_functions.keys().collect();
+        names.sort();
+        names.into_iter().find_map(|name| {
+            let b = &self.bit_lock_functions[name];
+            let effect = self.functions.get(name).is_some_and(|f| f.atomics.iter().any(|a| a.arg == b.word_arg));
+            (!effect).then(|| format!("bit-lock-function `{name}` needs a <function> model with an atomic effect on argument {}", b.word_arg))
+        })
+    }
+
     /// Refuses a second model of another sort for the same function (a
     /// second one of the same sort is caught as defined twice).
     fn not_modelled_yet(&self, name: &str, what: &str) -> Result<(), String> {
@@ -262,9 +292,12 @@ impl KernelModels {
             ("lock-function", self.lock_functions.contains_key(name)),
             ("lock-passthrough", self.lock_passthroughs.contains_key(name)),
             ("irq-function", self.irq_functions.contains_key(name)),
+            ("bit-lock-function", self.bit_lock_functions.contains_key(name)),
             ("function", self.functions.contains_key(name)),
         ];
-        match existing.iter().find(|(other, present)| *present && *other != what) {
+        // A bit-lock function has a function model too: its atomic effect.
+        let coexist = |other: &str| other == what || (other == "bit-lock-function" && what == "function");
+        match existing.iter().find(|(other, present)| *present && !coexist(other)) {
             Some((other, _)) => Err(format!("`{name}` is modelled as both <{other}> and <{what}>; a function has one model")),
             None => Ok(()),
         }

@@ -196,6 +196,12 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.push(Command::Load { target, region, address: counter.address.clone(), access: AccessKind::Atomic, span: span.clone() });
         }
         if let Some(stored) = stored {
+            // The exact bit operations are the writes a bit lock can tell
+            // apart from a clear of its own bit (super::bitlocks).
+            if let (AtomicOp::Bit { update, .. }, Some(p)) = (value.op, position) {
+                let at = self.next_command();
+                self.s.bit_locks.bit_stores.insert(at, (p.bit, update));
+            }
             self.s.stats.stores += 1;
             self.b.push(Command::Store { region, address: counter.address, value: stored, access: AccessKind::Atomic, span });
         }

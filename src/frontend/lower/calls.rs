@@ -31,7 +31,7 @@ use super::locks::LockIdentity;
 use super::place::{Object, Owner, Place};
 use crate::frontend::clang::{Cursor, CursorKind, UnaryOperator};
 use crate::ir::{AccessKind, ApproxKind, Command, Expr, IrqOp, LockKind, LockMode, ProcId, Program, Sort};
-use crate::models::{AtomicAccess, Extent, LockOp, LockRef, LockResult, ReturnModel, Success};
+use crate::models::{AtomicAccess, Extent, Failure, LockOp, LockRef, LockResult, ReturnModel, Success};
 
 /// Declares the procedure of a function: parameters and return, no body.
 pub fn declare_procedure(program: &mut Program, shared: &mut Shared<'_>, function: Cursor<'_>) -> ProcId {
@@ -76,6 +76,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         if let Some(model) = models.lock_functions.get(&name) {
             return self.lock_call(c, model, &args);
         }
+        if let Some(model) = models.bit_lock_functions.get(&name) {
+            return self.bit_lock_call(c, model, &args);
+        }
         if let Some(model) = models.irq_functions.get(&name) {
             self.evaluate_all(&args);
             let span = Some(self.span(c));
@@ -109,7 +112,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     /// Evaluates arguments left to right.
-    fn evaluate_all(&mut self, args: &[Cursor<'t>]) -> Vec<Expr> {
+    pub(super) fn evaluate_all(&mut self, args: &[Cursor<'t>]) -> Vec<Expr> {
         args.iter().map(|a| self.value(*a)).collect()
     }
 
@@ -294,23 +297,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             (LockOp::TryAcquire, Some(lock)) => {
                 let ok = self.tmp_bool();
                 self.b.push(Command::TryLock { lock, mode, success: ok, span });
-                let (taken, failed) = match model.success {
-                    Some(Success::Zero) => (0, 1),
-                    Some(Success::Nonzero) | None => (1, 0),
-                };
-                self.b.assign(result, Expr::ite(Expr::var(ok), Expr::int(taken), Expr::int(failed)), None);
+                self.lock_result(result, ok, model.success, model.failure, true);
             }
             (LockOp::AcquireMayFail, Some(lock)) => {
                 // Either the lock is taken and the call succeeds, or the
                 // wait is interrupted and the call fails without it.
                 let ok = self.tmp_bool();
                 self.b.push(Command::TryLock { lock, mode, success: ok, span });
-                self.b.push(Command::Havoc { vars: vec![result], span: None });
-                let success = match model.success {
-                    Some(Success::Zero) | None => Expr::eq(Expr::var(result), Expr::int(0)),
-                    Some(Success::Nonzero) => Expr::ne(Expr::var(result), Expr::int(0)),
-                };
-                self.b.assume(Expr::binary(crate::ir::BinaryOp::Eq, Expr::var(ok), success), None);
+                self.lock_result(result, ok, model.success, model.failure, false);
             }
             (op, None) => {
                 if let Some(irq) = irq.filter(|_| op == LockOp::Release) {
@@ -320,6 +314,44 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
         }
         Expr::var(result)
+    }
+
+    /// Sets the result of a may-fail or try acquire from whether it took
+    /// the lock (`ok`), to exactly the values the kernel returns: the
+    /// success value (0, or for `nonzero` 1 from a trylock and any non-zero
+    /// value from a may-fail acquire, which may return a pointer), and the
+    /// failure value of the model (a negative errno in [-4095, -1], 1, or
+    /// 0). `exact` gives a trylock its fixed 0/1 values.
+    pub(super) fn lock_result(&mut self, result: crate::ir::VarId, ok: crate::ir::VarId, success: Option<Success>, failure: Option<Failure>, exact: bool) {
+        let r = Expr::var(result);
+        let success = success.unwrap_or(Success::Zero);
+        let failure = failure.unwrap_or(match success {
+            Success::Zero => Failure::Errno,
+            Success::Nonzero => Failure::Zero,
+        });
+        let failed = match failure {
+            Failure::Errno => None,
+            Failure::One => Some(1),
+            Failure::Zero => Some(0),
+        };
+        match (exact, success, failed) {
+            (true, Success::Zero, Some(f)) => self.b.assign(result, Expr::ite(Expr::var(ok), Expr::int(0), Expr::int(f)), None),
+            (true, Success::Nonzero, Some(f)) => self.b.assign(result, Expr::ite(Expr::var(ok), Expr::int(1), Expr::int(f)), None),
+            _ => {
+                self.b.push(Command::Havoc { vars: vec![result], span: None });
+                let taken = match success {
+                    Success::Zero => Expr::eq(r.clone(), Expr::int(0)),
+                    Success::Nonzero => Expr::ne(r.clone(), Expr::int(0)),
+                };
+                self.b.assume(Expr::binary(crate::ir::BinaryOp::Eq, Expr::var(ok), taken), None);
+                // What a failed call returns.
+                let failed_value = match failed {
+                    Some(f) => Expr::eq(r.clone(), Expr::int(f)),
+                    None => Expr::and(Expr::ge(r.clone(), Expr::int(-4095)), Expr::le(r, Expr::int(-1))),
+                };
+                self.b.assume(Expr::or(Expr::var(ok), failed_value), None);
+            }
+        }
     }
 
     /// The kind of the lock a guard variable (`&guard`) holds, if known.
@@ -391,8 +423,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
     }
 
-    fn modelled_call(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>]) -> Expr {
+    pub(super) fn modelled_call(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>]) -> Expr {
         let values = self.evaluate_all(args);
+        self.modelled_effects(c, model, args, values)
+    }
+
+    /// A modelled call whose arguments are already evaluated to `values`.
+    pub(super) fn modelled_effects(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>], values: Vec<Expr>) -> Expr {
         let span = Some(self.span(c));
         self.s.stats.modelled_calls += 1;
         for effect in &model.reads {

@@ -47,6 +47,8 @@ pub struct Shared<'m> {
     /// Specialised procedures declared but not yet lowered: (USR of the
     /// function, procedure, lock binding).
     pub pending: Vec<(String, ProcId, Vec<(usize, super::locks::LockIdentity)>)>,
+    /// The bit locks met and the writes that could clear them.
+    pub bit_locks: super::bitlocks::BitLockLog,
     /// Warnings so far.
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
@@ -67,6 +69,7 @@ impl<'m> Shared<'m> {
             texts: HashMap::new(),
             field_targets: HashMap::new(),
             pending: Vec::new(),
+            bit_locks: super::bitlocks::BitLockLog::default(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
         }

@@ -31,6 +31,7 @@
 //! until handled. docs/soundness.md lists every approximation.
 
 mod atomics;
+mod bitlocks;
 mod calls;
 mod context;
 mod expr;
@@ -148,8 +149,9 @@ pub fn lower_from<'t>(
             context::lower_function_with(&mut program, &mut shared, *f, id, binding);
         }
     }
-    let Shared { regions, warnings, stats, .. } = shared;
+    let Shared { regions, mut warnings, mut stats, bit_locks, .. } = shared;
     let regions = regions.finish(&mut program);
+    bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
     crate::ir::debug_validate(&program);
     Lowered { program, warnings, stats, regions }
 }

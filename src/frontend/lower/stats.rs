@@ -37,6 +37,11 @@ pub struct LoweringStats {
     pub atomic_value_fallbacks: usize,
     /// Locks identified.
     pub locks: usize,
+    /// Bits of words kept as bit locks (every clear made holding them).
+    pub bit_locks: usize,
+    /// Bits acquired like a lock but left plain atomic flags (a clear
+    /// without the lock held, or a write that may clear them).
+    pub bit_locks_demoted: usize,
     /// Locals whose address is taken or that are records or arrays.
     pub address_taken_locals: usize,
     /// Functions specialised for the locks their callers pass.
@@ -70,6 +75,8 @@ impl LoweringStats {
             ("atomic values".into(), self.atomic_values),
             ("atomic value fall-backs".into(), self.atomic_value_fallbacks),
             ("locks".into(), self.locks),
+            ("bit locks".into(), self.bit_locks),
+            ("bit locks demoted".into(), self.bit_locks_demoted),
             ("locals in memory".into(), self.address_taken_locals),
             ("lock specialisations".into(), self.specialisations),
             ("external functions".into(), self.external_functions.len()),
