@@ -5,8 +5,11 @@
 //! * [`must_held`]: which locks are certainly held at each access of each
 //!   entry point.
 //! * [`liveness`]: which loads read a value nobody uses.
+//! * [`private`]: which accesses touch only memory private to the running
+//!   call (per-call arguments, fresh allocations and locals not published).
 
 pub mod held;
 pub mod liveness;
 pub mod must_held;
 pub mod pairs;
+pub mod private;

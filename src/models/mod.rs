@@ -27,7 +27,7 @@ mod locks;
 mod serialisation;
 
 pub use atomic_values::{AtomicOp, AtomicResult, AtomicValue, BitUpdate};
-pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, Registration, Role};
+pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, PrivateArg, Registration, Role};
 pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
 pub use locks::{
     IrqFunction, IrqOp, LockFunction, LockKind, LockMode, LockOp, LockPassthrough, LockRef, LockResult, LockType, Success,

@@ -51,6 +51,8 @@ pub struct Shared<'m> {
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
     pub stats: LoweringStats,
+    /// What the per-call private memory analysis needs to know.
+    pub privacy: crate::analyses::private::Facts,
 }
 
 impl<'m> Shared<'m> {
@@ -69,6 +71,7 @@ impl<'m> Shared<'m> {
             pending: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
+            privacy: Default::default(),
         }
     }
 }
@@ -401,6 +404,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.push(Command::Havoc { vars: vec![address], span: None });
             self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
             self.s.stats.address_taken_locals += 1;
+            self.s.privacy.locals.push(address);
             return Storage::Shared { address };
         }
         if in_memory {
@@ -410,6 +414,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.push(Command::Havoc { vars: vec![address], span: None });
             self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
             self.s.stats.address_taken_locals += 1;
+            self.s.privacy.locals.push(address);
             Storage::Memory { key, address }
         } else {
             Storage::Var(self.b.add_local(sanitise(&name), Sort::Int, Some(self.span(decl))))
