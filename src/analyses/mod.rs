@@ -7,9 +7,12 @@
 //! * [`liveness`]: which loads read a value nobody uses.
 //! * [`objects`]: which parameters of a pair point to distinct kernel
 //!   objects.
+//! * [`private`]: which accesses touch only memory private to the running
+//!   call (per-call arguments, fresh allocations and locals not published).
 
 pub mod held;
 pub mod liveness;
 pub mod must_held;
 pub mod objects;
 pub mod pairs;
+pub mod private;

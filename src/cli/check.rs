@@ -116,6 +116,9 @@ pub struct FileVerdicts {
     pub precise: Vec<crate::precise::PrecisePair>,
     /// The partial-order-reduction hints, when asked for and verified.
     pub por_hints: Option<super::por_hints::DriverHints>,
+    /// The accesses to per-call private memory, which are not race-checked.
+    #[serde(default)]
+    pub private: crate::analyses::private::PrivateReport,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
@@ -181,6 +184,7 @@ impl FileVerdicts {
             front: None,
             precise: Vec::new(),
             por_hints: None,
+            private: Default::default(),
         }
     }
 
@@ -304,8 +308,10 @@ pub fn check_file_precise(
     let mut front = None;
     let mut precise_results = Vec::new();
     let mut hints = None;
+    let mut private = Default::default();
     let outcome = session.lower_reading(file, Roots::EntryPoints).map(|(entry_points, lowered, timings, read)| {
         front = Some(timings);
+        private = lowered.private.clone();
         entry_count = entry_points.entry_points.len();
         inputs = read;
         let (pairs, held) = pairs_and_held(session, &entry_points, &lowered.program);
@@ -334,6 +340,7 @@ pub fn check_file_precise(
         front,
         precise: precise_results,
         por_hints: hints,
+        private,
     }
 }
 
@@ -404,6 +411,17 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
                     t.lower.as_secs_f64()
                 );
             }
+            // The rule that removes races by not checking them is named.
+            let p = &r.private;
+            let kinds: Vec<String> = p.by_source.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+            eprintln!(
+                "private {}: accesses to per-call private memory not race-checked: {} ({}); {} private objects, {} published",
+                r.file.display(),
+                p.accesses,
+                if kinds.is_empty() { "none".to_string() } else { kinds.join("; ") },
+                p.sources - p.escaped,
+                p.escaped
+            );
             eprintln!("time {} {:.2} s", r.file.display(), r.time.as_secs_f64());
         }
     }

@@ -42,8 +42,9 @@
 //! A read of shared memory returns an arbitrary value (`havoc`) and a write
 //! is not modelled: this abstraction covers whatever any number of other
 //! threads do to shared memory, so the memory maps disappear. Accesses to
-//! thread-private regions are not watched (their reads are still
-//! arbitrary). `lock L` sets `CLS[L]`, `unlock L` clears it, a trylock
+//! thread-private regions, and `.private` accesses (memory private to
+//! the running call, src/analyses/private.rs), are not watched (their
+//! reads are still arbitrary). `lock L` sets `CLS[L]`, `unlock L` clears it, a trylock
 //! sets it to an arbitrary success value; `lock ?` (an unidentified lock)
 //! and interrupt control change nothing, so they protect nothing.
 //!
@@ -233,7 +234,8 @@ fn touched(lowered: &Program, procs: &[ProcId]) -> (BTreeSet<RegionId>, Vec<(Opt
         for (_, block) in lowered.procedures[p].blocks.iter() {
             for c in &block.commands {
                 match c {
-                    Command::Load { region, .. } | Command::Store { region, .. } => {
+                    // Accesses to per-call private memory are not watched.
+                    Command::Load { region, access, .. } | Command::Store { region, access, .. } if *access != AccessKind::Private => {
                         if !lowered.regions[*region].thread_private {
                             regions.insert(*region);
                         }
@@ -359,13 +361,13 @@ fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out
         Command::Load { target, region, address, access, span } => {
             // Shared reads return arbitrary values.
             out.push(Command::Havoc { vars: vec![*target], span: span.clone() });
-            if regions.contains(region) {
+            if regions.contains(region) && *access != AccessKind::Private {
                 let atomic = *access == AccessKind::Atomic;
                 record_access(cx, *region, address, false, atomic, span, at, out);
             }
         }
         Command::Store { region, address, access, span, .. } => {
-            if regions.contains(region) {
+            if regions.contains(region) && *access != AccessKind::Private {
                 let atomic = *access == AccessKind::Atomic;
                 record_access(cx, *region, address, true, atomic, span, at, out);
             }

@@ -43,6 +43,10 @@ pub enum AccessKind {
     /// `READ_ONCE`, `atomic_read` and the like: never races with another
     /// atomic access, but protects nothing else.
     Atomic,
+    /// A plain access through an address that can only point to memory
+    /// private to the running call (src/analyses/private.rs): no other
+    /// thread can reach it, so it never races and is not race-checked.
+    Private,
 }
 
 /// How a lock is taken.

@@ -20,6 +20,18 @@
 //! `default-kind` gives every function-pointer field of the structure that
 //! kind unless a `<field>` says otherwise (`kind="none"`: not an entry point);
 //! without it only the listed fields count. Argument indexes are 0-based.
+//!
+//! A `<field>` may list the parameters that point to **per-call private
+//! memory**: an object the kernel makes for this one call (a copy on the
+//! caller's stack, a buffer allocated per call) or that no other thread
+//! touches while the call runs, each with the 6.12 caller that guarantees
+//! it:
+//!
+//! ```xml
+//! <field name="read" kind="callback">
+//!   <private-arg index="3" reason="ksys_read passes &amp;pos, its own copy of f_pos (fs/read_write.c)"/>
+//! </field>
+//! ```
 //! An internal callback is a kernel function that kernel macros register on
 //! the driver's behalf (the timer half of a delayed work): kernel code, not a
 //! driver callback, so it is not listed among the external callbacks.
@@ -132,11 +144,18 @@ pub struct OpsStruct {
     pub default_kind: Option<EntryKind>,
     /// Per-field kinds; `None`: this field is not an entry point.
     pub fields: HashMap<String, Option<EntryKind>>,
+    /// Per field, the parameters that point to per-call private memory.
+    pub private_args: HashMap<String, Vec<PrivateArg>>,
     /// Why the kernel calls these.
     pub reason: String,
 }
 
 impl OpsStruct {
+    /// The per-call private parameters of a function stored in `field`.
+    pub fn private_args_of(&self, field: &str) -> &[PrivateArg] {
+        self.private_args.get(field).map_or(&[], |v| v.as_slice())
+    }
+
     /// The kind of a function stored in `field`, or `None` when storing a
     /// function there does not make it an entry point.
     pub fn kind_of(&self, field: &str) -> Option<EntryKind> {
@@ -145,6 +164,17 @@ impl OpsStruct {
             None => self.default_kind,
         }
     }
+}
+
+/// A parameter of a callback that points to memory private to the call:
+/// no other thread reaches the object while the call runs, unless the
+/// callback itself publishes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrivateArg {
+    /// 0-based parameter index.
+    pub index: usize,
+    /// The 6.12 caller that makes it private, and how.
+    pub reason: String,
 }
 
 /// One callback argument of a registration function.
@@ -214,6 +244,17 @@ struct FieldXml {
     kind: String,
     #[serde(rename = "@reason")]
     _reason: Option<String>,
+    #[serde(rename = "private-arg", default)]
+    private_args: Vec<PrivateArgXml>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrivateArgXml {
+    #[serde(rename = "@index")]
+    index: usize,
+    #[serde(rename = "@reason")]
+    reason: String,
 }
 
 /// `<registration>` as written.
@@ -263,16 +304,33 @@ pub(super) fn ops_struct(s: OpsStructXml) -> Result<OpsStruct, String> {
     let context = format!("ops-struct `{}`", s.name);
     let default_kind = s.default_kind.as_deref().map(|k| kind(k, &context)).transpose()?;
     let mut fields = HashMap::new();
+    let mut private_args = HashMap::new();
     for f in s.fields {
-        let k = if f.kind == "none" { None } else { Some(kind(&f.kind, &format!("{context} field `{}`", f.name))?) };
+        let field_context = format!("{context} field `{}`", f.name);
+        let k = if f.kind == "none" { None } else { Some(kind(&f.kind, &field_context)?) };
         if fields.insert(f.name.clone(), k).is_some() {
             return Err(format!("{context}: field `{}` listed twice", f.name));
         }
+        if f.private_args.is_empty() {
+            continue;
+        }
+        if k.is_none() {
+            return Err(format!("{field_context}: private-arg on a field that is not an entry point"));
+        }
+        let mut args: Vec<PrivateArg> = Vec::new();
+        for a in f.private_args {
+            super::reason_given(&format!("{field_context} private-arg {}", a.index), &a.reason)?;
+            if args.iter().any(|b| b.index == a.index) {
+                return Err(format!("{field_context}: private-arg {} listed twice", a.index));
+            }
+            args.push(PrivateArg { index: a.index, reason: a.reason });
+        }
+        private_args.insert(f.name, args);
     }
     if default_kind.is_none() && fields.is_empty() {
         return Err(format!("{context}: neither default-kind nor any field"));
     }
-    Ok(OpsStruct { name: s.name, default_kind, fields, reason: s.reason })
+    Ok(OpsStruct { name: s.name, default_kind, fields, private_args, reason: s.reason })
 }
 
 /// Checks and converts one `<registration>`.

@@ -45,6 +45,15 @@
 //!   different arguments or functions, which may alias;
 //! - `arg` with `arg="N"`: argument N itself (`memset`).
 //!
+//! **Escape.** `keeps="none"` or `keeps="0 2"`: the pointer arguments the
+//! function may keep after it returns (store where another thread can
+//! reach them, hand to another context); without the attribute every
+//! argument may be kept, the conservative default. `allocates="true"`: the
+//! result, when it is an address, is a new object that no one else can
+//! reach yet (implied by `fresh` and `null-or-fresh`; `allocates="false"`
+//! denies it, for `krealloc`, whose result may be the old block). Both feed
+//! the per-call private memory analysis (src/analyses/private.rs).
+//!
 //! **Values of atomics.** An `<atomic>` may also say what it stores and
 //! what the call returns (`op`, `returns` and operand attributes,
 //! [`super::atomic_values`]); the call's result is then that `returns`, and
@@ -133,11 +142,21 @@ pub struct FunctionModel {
     pub atomics: Vec<AtomicEffect>,
     /// Its result.
     pub returns: ReturnModel,
+    /// The arguments it may keep after returning; `None`: every argument.
+    pub keeps: Option<Vec<usize>>,
+    /// Whether its result, when an address, is a new object no one else
+    /// can reach yet.
+    pub allocates: bool,
     /// What the function does to driver memory.
     pub reason: String,
 }
 
 impl FunctionModel {
+    /// Whether the function may keep argument `arg` after it returns.
+    pub fn may_keep(&self, arg: usize) -> bool {
+        self.keeps.as_ref().is_none_or(|k| k.contains(&arg))
+    }
+
     /// Whether the function touches no driver memory at all.
     pub fn has_no_effect(&self) -> bool {
         self.reads.is_empty() && self.writes.is_empty() && self.atomics.is_empty()
@@ -152,6 +171,10 @@ pub(super) struct FunctionXml {
     name: String,
     #[serde(rename = "@reason")]
     reason: String,
+    #[serde(rename = "@keeps")]
+    keeps: Option<String>,
+    #[serde(rename = "@allocates")]
+    allocates: Option<String>,
     #[serde(rename = "reads", default)]
     reads: Vec<EffectXml>,
     #[serde(rename = "writes", default)]
@@ -288,7 +311,26 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
             }
         }
     };
-    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, reason: f.reason })
+    let keeps = match f.keeps.as_deref().map(str::trim) {
+        None => None,
+        Some("none") => Some(Vec::new()),
+        Some(list) => Some(
+            list.split_whitespace()
+                .map(|w| w.parse::<usize>().map_err(|_| format!("{context}: keeps must be `none` or argument indexes, not `{list}`")))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    if keeps.as_ref().is_some_and(|k| k.is_empty()) && f.keeps.as_deref().map(str::trim) != Some("none") {
+        return Err(format!("{context}: keeps is empty (write `none`)"));
+    }
+    let fresh = matches!(returns, ReturnModel::Fresh | ReturnModel::NullOrFresh);
+    let allocates = match f.allocates.as_deref() {
+        None => fresh,
+        Some("true") => true,
+        Some("false") => false,
+        Some(other) => return Err(format!("{context}: allocates must be true or false, not `{other}`")),
+    };
+    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, keeps, allocates, reason: f.reason })
 }
 
 #[cfg(test)]
@@ -329,6 +371,26 @@ mod tests {
         assert_eq!(add.atomics, vec![AtomicEffect { arg: 1, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: None }]);
         assert_eq!(add.returns, ReturnModel::Havoc);
         assert!(m.functions["_printk"].has_no_effect());
+        assert!(m.functions["memcpy"].may_keep(1), "every argument may be kept by default");
+    }
+
+    #[test]
+    fn keeps_and_allocates() {
+        let m = load(
+            r#"<function name="memcpy" reason="r" keeps="none"/>
+               <function name="list_add" reason="r" keeps="0"/>
+               <function name="kmalloc" reason="r"><returns kind="null-or-fresh"/></function>
+               <function name="krealloc" reason="r" allocates="false"><returns kind="null-or-fresh"/></function>
+               <function name="memdup_user" reason="r" allocates="true"/>"#,
+        )
+        .unwrap();
+        assert!(!m.functions["memcpy"].may_keep(0));
+        assert!(m.functions["list_add"].may_keep(0) && !m.functions["list_add"].may_keep(1));
+        assert!(m.functions["kmalloc"].allocates && m.functions["memdup_user"].allocates);
+        assert!(!m.functions["krealloc"].allocates && !m.functions["memcpy"].allocates);
+        rejected(r#"<function name="f" reason="r" keeps="all"/>"#, "keeps must be");
+        rejected(r#"<function name="f" reason="r" keeps=""/>"#, "keeps is empty");
+        rejected(r#"<function name="f" reason="r" allocates="yes"/>"#, "allocates must be");
     }
 
     #[test]

@@ -28,7 +28,7 @@ mod locks;
 mod serialisation;
 
 pub use atomic_values::{AtomicOp, AtomicResult, AtomicValue, BitUpdate};
-pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, Registration, Role};
+pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, PrivateArg, Registration, Role};
 pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
 pub use lifetimes::{LifetimeCallback, LifetimeRule, Stage};
 pub use locks::{

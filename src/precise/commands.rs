@@ -4,7 +4,10 @@
 //!
 //! # Algorithm
 //!
-//! - A load reads the log; a store appends to it. Behind an access to a
+//! - A load reads the log; a store appends to it. An access to memory
+//!   private to the running call (`.private`, src/analyses/private.rs) is
+//!   neither followed by a yield nor race-checked: no other thread can
+//!   touch that memory, so the access commutes with all it does. Behind an access to a
 //!   shared region the policy yields at, the thread yields, and behind a
 //!   plain access to a region being checked comes the race check (Whoop,
 //!   thesis §3.5): for a write `s := e`, `s == e` again after the yield;
@@ -103,7 +106,8 @@ impl Exec<'_> {
                 let step = self.step(who, reach, st, span.as_ref(), function, StepKind::Read { region: *region, address: a, value, atomic });
                 let rmw = atomic
                     && matches!(next, Some(Command::Store { region: r, address: b, access: AccessKind::Atomic, .. }) if r == region && b == address);
-                if !rmw {
+                // Memory private to the call: no yield, no race check.
+                if !rmw && *access != AccessKind::Private {
                     self.behind_access(who, *region, a, value, false, atomic, step, st, reach, span.as_ref(), function);
                 }
             }
@@ -114,6 +118,9 @@ impl Exec<'_> {
                 self.write(who, cell, a, v, st, reach);
                 let atomic = *access == AccessKind::Atomic;
                 let step = self.step(who, reach, st, span.as_ref(), function, StepKind::Write { region: *region, address: a, value: v, atomic });
+                if *access == AccessKind::Private {
+                    return reach;
+                }
                 self.behind_access(who, *region, a, v, true, atomic, step, st, reach, span.as_ref(), function);
             }
             Command::Lock { lock, mode, span } => {

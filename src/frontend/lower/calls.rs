@@ -129,7 +129,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             (p.params.len(), p.returns.len())
         };
         let mut values = values;
-        // Variadic arguments beyond the parameters are evaluated, not passed.
+        // Variadic arguments beyond the parameters are evaluated, not
+        // passed: what the callee does with them is unknown.
+        self.s.privacy.kept.extend(values.iter().skip(params).cloned());
         values.truncate(params);
         while values.len() < params {
             let t = self.havoc();
@@ -142,7 +144,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     fn external_call(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Expr {
-        self.evaluate_all(args);
+        // It may keep any argument.
+        let values = self.evaluate_all(args);
+        self.s.privacy.kept.extend(values);
         self.s.stats.external_functions.insert(name.to_string());
         self.approx(ApproxKind::ExternalCall, name.to_string(), Some(c));
         // It may register callbacks with the kernel.
@@ -173,7 +177,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // The pointer itself is read (it may race).
         self.value(callee);
         if targets.is_empty() {
-            self.evaluate_all(&args);
+            let values = self.evaluate_all(&args);
+            self.s.privacy.kept.extend(values);
             let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
             self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
             let span = Some(self.span(c));
@@ -432,6 +437,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     pub(super) fn modelled_effects(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>], values: Vec<Expr>) -> Expr {
         let span = Some(self.span(c));
         self.s.stats.modelled_calls += 1;
+        self.s.privacy.kept.extend(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()));
         for effect in &model.reads {
             self.memory_effect(args, &values, effect.arg, effect.extent, false, AccessKind::Plain, span.clone());
         }
@@ -462,7 +468,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.memory_effect(args, &values, effect.arg, effect.extent, true, AccessKind::Atomic, span.clone());
             }
         }
-        match model.returns {
+        let result = match model.returns {
             ReturnModel::Havoc => Expr::var(self.havoc()),
             // Without an exact value (a bit number that is not a constant,
             // a counter that is not one scalar), the result is arbitrary.
@@ -485,7 +491,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 Expr::apply(f, values)
             }
             ReturnModel::Arg(i) => values.get(i).cloned().unwrap_or(Expr::int(0)),
+        };
+        // A new object no one else reaches yet.
+        if let (true, Expr::Var(v)) = (model.allocates, &result) {
+            if matches!(model.returns, ReturnModel::Havoc | ReturnModel::Fresh | ReturnModel::NullOrFresh) {
+                self.s.privacy.allocations.push((*v, model.name.clone()));
+            }
         }
+        result
     }
 
     /// A read or write of what argument `arg` points to: the place itself
@@ -518,6 +531,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         };
         if let Some(key) = self.local_object(inner) {
             let a = self.havoc();
+            self.s.privacy.within.push((a, address.clone()));
             self.b.assume(Expr::ge(Expr::var(a), address.clone()), None);
             if let Some(n) = &size {
                 self.b.assume(Expr::lt(Expr::var(a), Expr::add(address.clone(), n.clone())), None);
@@ -541,6 +555,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let ranged = match place {
                     Place::Mem { key, address } => {
                         let a = self.havoc();
+                        self.s.privacy.within.push((a, address.clone()));
                         self.b.assume(Expr::ge(Expr::var(a), address.clone()), None);
                         if let Some(n) = &size {
                             self.b.assume(Expr::lt(Expr::var(a), Expr::add(address, n.clone())), None);

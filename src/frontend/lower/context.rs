@@ -53,6 +53,8 @@ pub struct Shared<'m> {
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
     pub stats: LoweringStats,
+    /// What the per-call private memory analysis needs to know.
+    pub privacy: crate::analyses::private::Facts,
 }
 
 impl<'m> Shared<'m> {
@@ -72,6 +74,7 @@ impl<'m> Shared<'m> {
             bit_locks: super::bitlocks::BitLockLog::default(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
+            privacy: Default::default(),
         }
     }
 }
@@ -404,6 +407,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.push(Command::Havoc { vars: vec![address], span: None });
             self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
             self.s.stats.address_taken_locals += 1;
+            self.s.privacy.locals.push(address);
             return Storage::Shared { address };
         }
         if in_memory {
@@ -413,6 +417,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.push(Command::Havoc { vars: vec![address], span: None });
             self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
             self.s.stats.address_taken_locals += 1;
+            self.s.privacy.locals.push(address);
             Storage::Memory { key, address }
         } else {
             Storage::Var(self.b.add_local(sanitise(&name), Sort::Int, Some(self.span(decl))))

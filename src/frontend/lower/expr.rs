@@ -661,6 +661,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let address = self.b.add_local("addr_tmp", crate::ir::Sort::Int, None);
         self.b.push(crate::ir::Command::Havoc { vars: vec![address], span: None });
         self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
+        self.s.privacy.locals.push(address);
         Object { address: Expr::var(address), ty, owner: Owner::Local(key.clone()), field_key: Some(key) }
     }
 
@@ -710,6 +711,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         let a = self.tmp();
         self.b.push(crate::ir::Command::Havoc { vars: vec![a], span: None });
+        self.s.privacy.within.push((a, object.address.clone()));
         self.b.assume(Expr::and(Expr::le(start, Expr::var(a)), Expr::lt(Expr::var(a), super::place::add_offset(object.address.clone(), end))), None);
         Place::Mem { key, address: Expr::var(a) }
     }

@@ -67,6 +67,8 @@ pub struct Lowered {
     pub stats: LoweringStats,
     /// The final region of every region key met, for tests and reports.
     pub regions: BTreeMap<RegionKey, RegionId>,
+    /// The accesses made `.private` (memory private to the running call).
+    pub private: crate::analyses::private::PrivateReport,
 }
 
 /// Which functions to start lowering from.
@@ -149,11 +151,58 @@ pub fn lower_from<'t>(
             context::lower_function_with(&mut program, &mut shared, *f, id, binding);
         }
     }
-    let Shared { regions, mut warnings, mut stats, bit_locks, .. } = shared;
+    let Shared { regions, mut warnings, mut stats, bit_locks, privacy, .. } = shared;
     let regions = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
+    let private = mark_private(&mut program, &privacy, models, entry_points);
     crate::ir::debug_validate(&program);
-    Lowered { program, warnings, stats, regions }
+    Lowered { program, warnings, stats, regions, private }
+}
+
+/// Runs the per-call private memory analysis and marks its accesses
+/// `.private` (src/analyses/private.rs). A parameter is per-call private
+/// only if every registration of its function says so.
+fn mark_private(
+    program: &mut Program,
+    facts: &crate::analyses::private::Facts,
+    models: &KernelModels,
+    entry_points: &DriverEntryPoints,
+) -> crate::analyses::private::PrivateReport {
+    use crate::analyses::private::{PrivateParam, analyse, apply};
+    use crate::frontend::entry_points::Via;
+    let mut params = Vec::new();
+    for info in program.entry_points.values() {
+        let Some(ep) = entry_points.entry_points.iter().find(|e| e.function == info.name) else { continue };
+        let mut common: Option<Vec<(usize, String)>> = None;
+        for origin in &ep.origins {
+            let here: Vec<(usize, String)> = match &origin.via {
+                Via::Field { record, field } => models
+                    .ops_structs
+                    .get(record)
+                    .map(|s| s.private_args_of(field).iter().map(|a| (a.index, format!("{record}.{field} argument {}", a.index))).collect())
+                    .unwrap_or_default(),
+                Via::Call { .. } | Via::ModuleHook { .. } => Vec::new(),
+            };
+            common = Some(match common {
+                None => here,
+                Some(c) => c.into_iter().filter(|(i, _)| here.iter().any(|(j, _)| j == i)).collect(),
+            });
+        }
+        for (index, label) in common.unwrap_or_default() {
+            params.push(PrivateParam { procedure: info.procedure, index, label });
+        }
+    }
+    // Uninterpreted functions that stand for kernel functions' results.
+    let opaque = program
+        .functions
+        .iter()
+        .filter(|(_, f)| models.functions.get(&f.name).is_some_and(|m| m.returns == crate::models::ReturnModel::Uninterpreted))
+        .map(|(id, _)| id)
+        .collect();
+    let entries: Vec<ProcId> = program.entry_points.values().map(|e| e.procedure).collect();
+    let found = analyse(program, facts, opaque, &entries, &params);
+    apply(program, &found);
+    found.report
 }
 
 /// The kernel objects whose lifetime rules an entry point matches: a rule

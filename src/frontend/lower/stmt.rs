@@ -643,7 +643,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.b.push(Command::Havoc { vars: vec![t], span: None });
                 self.write(&place, Expr::var(t), span);
             } else {
-                self.value(operand);
+                // An input operand may be stored anywhere by the asm.
+                let v = self.value(operand);
+                self.s.privacy.kept.push(v);
             }
         }
         // `asm goto` may jump to its labels instead of falling through.

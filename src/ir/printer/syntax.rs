@@ -186,6 +186,7 @@ fn access_suffix(access: AccessKind) -> &'static str {
     match access {
         AccessKind::Plain => "",
         AccessKind::Atomic => ".atomic",
+        AccessKind::Private => ".private",
     }
 }
 

@@ -1,0 +1,450 @@
+//! Per-call private memory: the accesses whose address can only point to
+//! memory that no other thread reaches, which need no race check.
+//!
+//! # Sources
+//!
+//! Three kinds of object are private to the call that makes them until
+//! they are published:
+//!
+//! - a **per-call argument**: a parameter of an entry point that the
+//!   kernel models (`<private-arg>` on the callback field,
+//!   kernel-models/entry-points/) as pointing to an object the kernel made
+//!   for this one call, or that no other thread touches while it runs
+//!   (`loff_t *ppos` of `read`, ksys_read's copy of `f_pos`; the sysfs
+//!   buffer of `show`; the `rtnl_link_stats64` of `ndo_get_stats64`);
+//!   a function registered several ways has such a parameter only if every
+//!   registration says so;
+//! - a **fresh allocation**: the result of a function model that
+//!   `allocates` (every `fresh`/`null-or-fresh` allocator, `memdup_user`);
+//! - an **address-taken local** (and a temporary object) of the procedure.
+//!
+//! The lowering records which IR variables hold these addresses, which
+//! variables hold an address inside the object another expression points
+//! into (the ranged accesses of models and array leaves), and which values
+//! a call may keep ([`Facts`]).
+//!
+//! # Algorithm
+//!
+//! Flow-insensitive and context-insensitive, to a fixpoint over the whole
+//! program. Each variable gets the set of sources its value may be derived
+//! from, plus `unknown` when it may be derived from anything else: a load
+//! (anything read from memory), a havoc, a global's or function's address,
+//! a kernel function of the models (`netdev_priv`, drvdata getters), a
+//! parameter of an entry point that is not per-call private or of a
+//! procedure nothing calls. Copies, arithmetic (pointer arithmetic, field
+//! offsets, casts' wrap-around, bit operations), `if` and the lowering's
+//! own uninterpreted arithmetic propagate the union; comparisons, and a
+//! difference whose right operand is derived from private addresses only
+//! (C's pointer difference), give plain integers. A procedure's parameter takes the union over every call
+//! site (and the kernel's value, for an entry point); a call's result, the
+//! callee's return variable.
+//!
+//! A source **escapes** (is published) when a value derived from it is
+//! stored at an address that is unknown, constant or derived from an
+//! escaped source; is kept by a call (an external call or a function
+//! pointer without known target: every argument; a model: the arguments
+//! its `keeps` names, all by default; variadic arguments a procedure does
+//! not receive; inline assembly operands); is returned by an entry point
+//! to the kernel; or is assigned to a global variable. A value stored into
+//! a private object escapes when that object does (the edge is followed to
+//! a fixpoint).
+//!
+//! An access is **private** when its address is derived from sources only
+//! (not unknown, not a constant), none of which escapes. Such accesses
+//! become `AccessKind::Private`: the lockset instrumentation does not watch
+//! them and the precise phase neither yields nor checks behind them.
+//!
+//! # Soundness
+//!
+//! An object that escapes anywhere is never private (publication is not
+//! ordered: publish-then-initialise is reported). Everything read from
+//! memory is unknown, so a private pointer stored into a private object
+//! and read back is treated as shared: only accesses through pointers the
+//! analysis follows from the source itself are unwatched, and those can
+//! touch only the object, which no other thread reaches while it has not
+//! escaped. The IR's integers do not say which operand of a sum is the
+//! pointer; an address computed from private addresses and integers only
+//! is taken to lie in one of those objects, as C's pointer arithmetic
+//! requires (an address computed from an unknown value is never private).
+//! Standing assumptions (docs/soundness.md): the per-call argument models;
+//! a function called only by the kernel through an unmodelled registration
+//! and also by the driver is analysed with the driver's arguments only (its
+//! kernel-side runs are not analysed at all, the existing entry-point
+//! assumption); frees are not publications (an access after the free is a
+//! use after free, not a race on the object).
+
+use crate::ir::{AccessKind, BinaryOp, BlockId, Command, Expr, FuncId, ProcId, Program, Scope, UnaryOp, VarId};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the lowering records for the analysis.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// Variables holding a new allocation, with the allocator's name.
+    pub allocations: Vec<(VarId, String)>,
+    /// Variables holding the address of a local object of their procedure.
+    pub locals: Vec<VarId>,
+    /// `(a, base)`: `a` holds an address inside the object `base` points
+    /// into.
+    pub within: Vec<(VarId, Expr)>,
+    /// Values a call may keep after it returns.
+    pub kept: Vec<Expr>,
+}
+
+/// A per-call private parameter of an entry point's procedure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrivateParam {
+    /// The procedure.
+    pub procedure: ProcId,
+    /// 0-based parameter index.
+    pub index: usize,
+    /// How the output names it: `file_operations.read argument 3`.
+    pub label: String,
+}
+
+/// What the analysis found, for `--verbose` and the tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PrivateReport {
+    /// Accesses made `.private` (not race-checked).
+    pub accesses: usize,
+    /// The same accesses by the kind of memory they touch.
+    pub by_source: BTreeMap<String, usize>,
+    /// Sources found, and how many of them escaped.
+    pub sources: usize,
+    /// Sources that escaped.
+    pub escaped: usize,
+}
+
+/// Where an object comes from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    Param(ProcId, usize),
+    Allocation(VarId),
+    Local(VarId),
+}
+
+/// The abstract value of a variable or expression.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Val {
+    unknown: bool,
+    sources: BTreeSet<u32>,
+}
+
+impl Val {
+    fn unknown() -> Val {
+        Val { unknown: true, sources: BTreeSet::new() }
+    }
+
+    fn join(&mut self, other: &Val) -> bool {
+        let before = (self.unknown, self.sources.len());
+        self.unknown |= other.unknown;
+        self.sources.extend(other.sources.iter().copied());
+        before != (self.unknown, self.sources.len())
+    }
+}
+
+struct State<'a> {
+    program: &'a Program,
+    /// Functions whose result is a kernel value (models), never arithmetic.
+    opaque: BTreeSet<FuncId>,
+    vals: Vec<Val>,
+    /// The value a havoc gives a variable the facts describe.
+    seeded: BTreeMap<VarId, Seed>,
+}
+
+#[derive(Clone)]
+enum Seed {
+    Source(u32),
+    Within(Expr),
+}
+
+impl State<'_> {
+    fn eval(&self, e: &Expr) -> Val {
+        match e {
+            Expr::Int(_) | Expr::Bool(_) => Val::default(),
+            Expr::Var(v) => self.vals[v.as_u32() as usize].clone(),
+            Expr::Unary(UnaryOp::Neg, a) => self.eval(a),
+            Expr::Unary(UnaryOp::Not, _) => Val::default(),
+            Expr::Binary(op, a, b) => match op {
+                // `p - q` with `q` derived from private addresses only is
+                // a pointer difference (C allows no other subtraction of a
+                // pointer): an integer, no address.
+                BinaryOp::Sub => {
+                    let right = self.eval(b);
+                    if !right.unknown && !right.sources.is_empty() {
+                        return Val::default();
+                    }
+                    let mut v = self.eval(a);
+                    v.join(&right);
+                    v
+                }
+                BinaryOp::Add | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
+                    let mut v = self.eval(a);
+                    v.join(&self.eval(b));
+                    v
+                }
+                BinaryOp::Eq
+                | BinaryOp::Ne
+                | BinaryOp::Lt
+                | BinaryOp::Le
+                | BinaryOp::Gt
+                | BinaryOp::Ge
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Implies => Val::default(),
+            },
+            Expr::Ite(_, a, b) => {
+                let mut v = self.eval(a);
+                v.join(&self.eval(b));
+                v
+            }
+            Expr::Apply(f, args) => {
+                // A global's or a function's address, a string literal, or
+                // a kernel function's result: not a private address.
+                if args.is_empty() || self.opaque.contains(f) {
+                    return Val::unknown();
+                }
+                let mut v = Val::default();
+                for a in args {
+                    v.join(&self.eval(a));
+                }
+                v
+            }
+        }
+    }
+
+    fn flow(&mut self, target: VarId, v: &Val) -> bool {
+        self.vals[target.as_u32() as usize].join(v)
+    }
+
+    fn havoc(&mut self, target: VarId) -> bool {
+        let v = match self.seeded.get(&target).cloned() {
+            Some(Seed::Source(s)) => Val { unknown: false, sources: BTreeSet::from([s]) },
+            Some(Seed::Within(base)) => self.eval(&base),
+            None => Val::unknown(),
+        };
+        self.flow(target, &v)
+    }
+}
+
+/// The private accesses of a program: `(procedure, block, command index)`.
+pub struct PrivateAccesses {
+    /// The accesses to mark.
+    pub sites: BTreeSet<(ProcId, BlockId, usize)>,
+    /// The summary.
+    pub report: PrivateReport,
+}
+
+/// Runs the analysis. `opaque` are the uninterpreted functions that stand
+/// for kernel functions (model results), `entries` the entry points'
+/// procedures, `params` their per-call private parameters.
+pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entries: &[ProcId], params: &[PrivateParam]) -> PrivateAccesses {
+    let mut sources: Vec<(Source, String)> = Vec::new();
+    let mut seeded = BTreeMap::new();
+    for (v, name) in &facts.allocations {
+        seeded.insert(*v, Seed::Source(sources.len() as u32));
+        sources.push((Source::Allocation(*v), format!("fresh allocation ({name})")));
+    }
+    for v in &facts.locals {
+        seeded.insert(*v, Seed::Source(sources.len() as u32));
+        sources.push((Source::Local(*v), "address-taken local".to_string()));
+    }
+    for (v, base) in &facts.within {
+        seeded.entry(*v).or_insert_with(|| Seed::Within(base.clone()));
+    }
+    let mut st = State { program, opaque, vals: vec![Val::default(); program.variables.len()], seeded };
+    // Unknown starting values: globals, and the parameters of procedures
+    // the kernel calls (entry points) or that nothing calls.
+    let mut called: BTreeSet<ProcId> = BTreeSet::new();
+    for (_, p) in program.procedures.iter() {
+        for (_, b) in p.blocks.iter() {
+            for c in &b.commands {
+                if let Command::Call { procedure, .. } = c {
+                    called.insert(*procedure);
+                }
+            }
+        }
+    }
+    for (v, var) in program.variables.iter() {
+        if var.scope == Scope::Global {
+            st.vals[v.as_u32() as usize] = Val::unknown();
+        }
+    }
+    let entry_set: BTreeSet<ProcId> = entries.iter().copied().collect();
+    for (id, p) in program.procedures.iter() {
+        if !entry_set.contains(&id) && called.contains(&id) {
+            continue;
+        }
+        for (i, &param) in p.params.iter().enumerate() {
+            let private = params.iter().find(|pp| pp.procedure == id && pp.index == i && entry_set.contains(&id));
+            let v = match private {
+                Some(pp) => {
+                    let s = sources.len() as u32;
+                    sources.push((Source::Param(id, i), format!("per-call argument ({})", pp.label)));
+                    Val { unknown: false, sources: BTreeSet::from([s]) }
+                }
+                None => Val::unknown(),
+            };
+            st.flow(param, &v);
+        }
+    }
+    // The values of variables, to a fixpoint.
+    loop {
+        let mut changed = false;
+        for (_, p) in program.procedures.iter() {
+            for (_, b) in p.blocks.iter() {
+                for c in &b.commands {
+                    changed |= step(&mut st, c);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Escapes, and the edges "stored into".
+    let mut escaped: BTreeSet<u32> = BTreeSet::new();
+    let mut edges: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    let publish = |v: &Val, escaped: &mut BTreeSet<u32>| escaped.extend(v.sources.iter().copied());
+    let debug = std::env::var_os("RACEWATCH_DEBUG_PRIVATE").is_some();
+    for e in &facts.kept {
+        let v = st.eval(e);
+        if debug && !v.sources.is_empty() {
+            eprintln!("kept {e:?}: {:?}", v.sources.iter().map(|s| &sources[*s as usize].1).collect::<Vec<_>>());
+        }
+        publish(&v, &mut escaped);
+    }
+    for (id, p) in program.procedures.iter() {
+        if entry_set.contains(&id) {
+            for r in &p.returns {
+                publish(&st.vals[r.as_u32() as usize].clone(), &mut escaped);
+            }
+        }
+        for (_, b) in p.blocks.iter() {
+            for c in &b.commands {
+                match c {
+                    Command::Store { address, value, .. } => {
+                        let v = st.eval(value);
+                        if v.sources.is_empty() {
+                            continue;
+                        }
+                        let a = st.eval(address);
+                        if a.unknown || a.sources.is_empty() {
+                            if debug {
+                                eprintln!("stored in {}: {:?}", p.name, v.sources.iter().map(|s| &sources[*s as usize].1).collect::<Vec<_>>());
+                            }
+                            publish(&v, &mut escaped);
+                        } else {
+                            for s in &a.sources {
+                                edges.entry(*s).or_default().extend(v.sources.iter().copied());
+                            }
+                        }
+                    }
+                    Command::Assign { target, value, .. } if program.variables[*target].scope == Scope::Global => {
+                        publish(&st.eval(value), &mut escaped);
+                    }
+                    Command::Call { procedure, args, .. } if !program.procedures[*procedure].body => {
+                        for a in args {
+                            publish(&st.eval(a), &mut escaped);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut work: Vec<u32> = escaped.iter().copied().collect();
+    while let Some(s) = work.pop() {
+        for t in edges.get(&s).into_iter().flatten() {
+            if escaped.insert(*t) {
+                work.push(*t);
+            }
+        }
+    }
+    // The private accesses.
+    let mut sites = BTreeSet::new();
+    let mut report = PrivateReport { sources: sources.len(), escaped: escaped.len(), ..PrivateReport::default() };
+    for (id, p) in program.procedures.iter() {
+        for (bid, b) in p.blocks.iter() {
+            for (i, c) in b.commands.iter().enumerate() {
+                let address = match c {
+                    Command::Load { address, access: AccessKind::Plain, .. } | Command::Store { address, access: AccessKind::Plain, .. } => address,
+                    _ => continue,
+                };
+                let a = st.eval(address);
+                if a.unknown || a.sources.is_empty() || a.sources.iter().any(|s| escaped.contains(s)) {
+                    continue;
+                }
+                sites.insert((id, bid, i));
+                report.accesses += 1;
+                let first = a.sources.iter().next().map(|s| sources[*s as usize].1.clone()).unwrap_or_default();
+                let kind = first.split(" (").next().unwrap_or_default().to_string();
+                let label = if kind == "per-call argument" { first } else { kind };
+                *report.by_source.entry(label).or_default() += 1;
+            }
+        }
+    }
+    PrivateAccesses { sites, report }
+}
+
+/// One command's effect on the variables' values; whether anything grew.
+fn step(st: &mut State<'_>, c: &Command) -> bool {
+    match c {
+        Command::Assign { target, value, .. } => {
+            let v = st.eval(value);
+            st.flow(*target, &v)
+        }
+        Command::Load { target, .. } => st.flow(*target, &Val::unknown()),
+        Command::Havoc { vars, .. } => {
+            let mut changed = false;
+            for v in vars {
+                changed |= st.havoc(*v);
+            }
+            changed
+        }
+        Command::Call { procedure, args, results, .. } => {
+            let callee = &st.program.procedures[*procedure];
+            let mut changed = false;
+            if callee.body {
+                let params = callee.params.clone();
+                let returns = callee.returns.clone();
+                for (p, a) in params.iter().zip(args) {
+                    let v = st.eval(a);
+                    changed |= st.flow(*p, &v);
+                }
+                for (r, ret) in results.iter().zip(&returns) {
+                    let v = st.vals[ret.as_u32() as usize].clone();
+                    changed |= st.flow(*r, &v);
+                }
+                for r in results.iter().skip(returns.len()) {
+                    changed |= st.flow(*r, &Val::unknown());
+                }
+            } else {
+                for r in results {
+                    changed |= st.flow(*r, &Val::unknown());
+                }
+            }
+            changed
+        }
+        Command::TryLock { success, .. } => st.flow(*success, &Val::default()),
+        Command::Assume { .. }
+        | Command::Assert { .. }
+        | Command::Store { .. }
+        | Command::Lock { .. }
+        | Command::Unlock { .. }
+        | Command::LockUnknown { .. }
+        | Command::InterruptControl { .. }
+        | Command::GhostAccess { .. }
+        | Command::MakeLive { .. }
+        | Command::Approximation { .. } => false,
+    }
+}
+
+/// Marks the private accesses of a program `.private` (the one rewrite,
+/// applied by the lowering once the analysis has read the whole program).
+pub fn apply(program: &mut Program, accesses: &PrivateAccesses) {
+    for &(p, b, i) in &accesses.sites {
+        if let Some(Command::Load { access, .. } | Command::Store { access, .. }) = program.procedures[p].blocks[b].commands.get_mut(i) {
+            *access = AccessKind::Private;
+        }
+    }
+}
