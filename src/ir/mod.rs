@@ -56,6 +56,7 @@ pub use entity::{Arena, BlockId, EntityId, EntryPointId, FuncId, LockId, ProcId,
 pub use expr::{BinaryOp, Expr, SortError, UnaryOp};
 pub use printer::{CommandDisplay, ExprDisplay, ProcedureDisplay};
 pub use program::{
+    Address,
     Block, Contract, EntryPointInfo, Lock, LockKind, Procedure, Program, Region, RegionKind, Scope, Sort, Terminator,
     UninterpretedFn, Variable,
 };

@@ -435,6 +435,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             },
             ReturnModel::Fresh | ReturnModel::NullOrFresh => {
                 let r = self.havoc();
+                let may_fail = model.returns == ReturnModel::NullOrFresh;
+                self.b.program().addresses.insert(r, crate::ir::Address::Allocation { may_fail });
                 let fresh = Expr::gt(Expr::var(r), Expr::int(0));
                 if model.returns == ReturnModel::Fresh {
                     self.b.assume(fresh, None);
