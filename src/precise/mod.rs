@@ -41,6 +41,8 @@ pub mod commands;
 pub mod exec;
 pub mod memory;
 pub mod replay;
+#[cfg(test)]
+mod replay_tests;
 pub mod round;
 pub mod separation;
 pub mod values;
