@@ -322,6 +322,9 @@ pub enum Address {
         /// Whether NULL is possible.
         may_fail: bool,
     },
+    /// An allocator's result that is a new object or an error value
+    /// (`ERR_PTR`), which is no object.
+    AllocationOrError,
 }
 
 impl Program {

@@ -87,6 +87,17 @@ impl Exec<'_> {
                                 a
                             }
                         }
+                        Some(crate::ir::Address::AllocationOrError) => {
+                            let a = self.bump.next();
+                            let a = self.t.int(a);
+                            let fails = self.fresh("alloc.fails", Sort::Bool);
+                            let error = self.fresh("alloc.error", Sort::Int);
+                            // An error value is no object of the pair.
+                            let heap = self.t.int(super::separation::HEAP);
+                            let below = self.t.lt(error, heap);
+                            self.constraints.push(below);
+                            self.t.ite(fails, error, a)
+                        }
                         None => self.fresh("havoc", self.program.variables[*v].sort),
                     };
                     values.push(f);

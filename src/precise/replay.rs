@@ -641,9 +641,9 @@ impl Interp<'_, '_, '_> {
 
     /// A new object at `a`: apart from every object and global.
     fn new_object(&mut self, who: Who, a: i128, kind: Address) -> Run<()> {
-        if a == 0 {
+        if a == 0 || (kind == Address::AllocationOrError && !in_heap(a)) {
             return match kind {
-                Address::Allocation { may_fail: true } => Ok(()),
+                Address::Allocation { may_fail: true } | Address::AllocationOrError => Ok(()),
                 _ => reject("an object that cannot be NULL is at address 0"),
             };
         }

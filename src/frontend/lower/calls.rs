@@ -445,6 +445,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 }
                 Expr::var(r)
             }
+            // Any value for every stage but the precise phase, which
+            // keeps the new block apart from all other objects.
+            ReturnModel::ErrorOrFresh => {
+                let r = self.havoc();
+                self.b.program().addresses.insert(r, crate::ir::Address::AllocationOrError);
+                Expr::var(r)
+            }
             ReturnModel::Uninterpreted => {
                 let f = self.function(&sanitise(&model.name), values.len());
                 Expr::apply(f, values)
