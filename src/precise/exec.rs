@@ -490,11 +490,12 @@ impl<'a> Exec<'a> {
             let (mut here, mut state) = self.merge(arriving);
             let block = &self.program.procedures[p].blocks[keys[n].0];
             for (i, c) in block.commands.iter().enumerate() {
+                self.site = Site::At { inv, instance: n as u32, command: i as u32 };
                 if dead.contains(&(keys[n].0, i)) && self.invisible(c) {
+                    self.record(Choice::Skipped);
                     continue;
                 }
                 let next = block.commands.get(i + 1);
-                self.site = Site::At { inv, instance: n as u32, command: i as u32 };
                 here = self.command(who, c, next, &mut state, here, depth, &name);
             }
             match &block.terminator {

@@ -94,6 +94,9 @@ pub enum Choice {
     Results(Vec<TermId>),
     /// The thread stopped at a bound.
     Stop,
+    /// A load left out (its value is dead and no check watches its
+    /// region): the replay leaves it out too.
+    Skipped,
 }
 
 /// How a thread starts.
@@ -493,6 +496,11 @@ impl Interp<'_, '_, '_> {
         }
         let c = &block.commands[i];
         let mut used = th.frames[depth].used;
+        if matches!(self.trace.choices.get(&site).and_then(|c| c.first()), Some(Choice::Skipped)) {
+            let f = th.frames.last_mut().unwrap_or_else(|| unreachable!());
+            f.command += 1;
+            return Ok(false);
+        }
         let next = |th: &mut Thread| {
             let f = th.frames.last_mut().unwrap_or_else(|| unreachable!());
             f.command += 1;
@@ -595,6 +603,11 @@ impl Interp<'_, '_, '_> {
         }
         // The yield behind the command, if one was recorded.
         let moved = self.yield_at(th, site, &mut used)?;
+        if th.who == self.claim.who && site == self.claim.site && self.pending.is_some() && !moved {
+            // The check behind the access reads right after it: nothing
+            // of the other thread's came between.
+            return Err(Stop::Done(Outcome::Rejected("the checked access's thread does not yield behind it".to_string())));
+        }
         next(th);
         Ok(moved)
     }
