@@ -41,7 +41,7 @@ fn writer(program: &mut Program, r: RegionId, name: &str, value: i128, allocate:
 /// Runs the pair `a`, `b` and solves for a failing check of `r`: the
 /// outcome of the replay of the real witness, and of `doctor`'s version
 /// of it; `None` when no check can fail.
-fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(&mut super::replay::Trace, &mut Claim)) -> Option<(Outcome, Outcome)> {
+fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(&mut super::replay::Trace, &mut Claim) + Send + Sync) -> Option<(Outcome, Outcome)> {
     crate::solver::isolated(|| {
         let private = BTreeSet::<Cell>::new();
         let threads = [Footprint::of(program, a, &[]), Footprint::of(program, b, &[])];
