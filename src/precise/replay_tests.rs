@@ -20,15 +20,16 @@ fn program() -> (Program, RegionId) {
 }
 
 /// `void NAME(int p) { *p = value; }`, or with `allocate`,
-/// `q = kmalloc(); if (q) *q = value;`.
+/// `q = alloc(); *q = value;` with an allocator that cannot fail (one
+/// that can would let both threads write NULL).
 fn writer(program: &mut Program, r: RegionId, name: &str, value: i128, allocate: bool) -> ProcId {
     let mut b = crate::ir::ProcedureBuilder::new(program, name, None);
     let p = b.add_param("p", Sort::Int);
     let target = if allocate {
         let q = b.add_local("q", Sort::Int, None);
         b.push(Command::Havoc { vars: vec![q], span: None });
-        b.assume(Expr::or(Expr::eq(Expr::var(q), Expr::int(0)), Expr::gt(Expr::var(q), Expr::int(0))), None);
-        b.program().addresses.insert(q, Address::Allocation { may_fail: true });
+        b.assume(Expr::gt(Expr::var(q), Expr::int(0)), None);
+        b.program().addresses.insert(q, Address::Allocation { may_fail: false });
         q
     } else {
         p
