@@ -36,7 +36,11 @@
 //!   fail returns NULL;
 //! - a value no thread computed (initial memory, a result of a call not
 //!   inlined) points into an object a thread of the pair created in this
-//!   run: nothing could have held that address before. (A `havoc` is not
+//!   run and has not yet published by a registration (a `live` command
+//!   after the object's creation: the kernel hands registered objects to
+//!   callbacks through paths the lowering does not model, such as
+//!   misc_open's `file->private_data`): nothing else could have held that
+//!   address. (A `havoc` is not
 //!   checked: the lowering uses one for an address inside an object a
 //!   model's ranged access touches.)
 //!
@@ -257,8 +261,9 @@ struct Interp<'p, 'o, 'a> {
     private_regions: std::collections::BTreeSet<RegionId>,
     locks: HashMap<LockId, i128>,
     live: bool,
-    /// Objects created in this run: base and creator.
-    objects: Vec<(i128, Who)>,
+    /// Objects created in this run: base, creator, and whether a
+    /// registration of the creator's has published it since.
+    objects: Vec<(i128, Who, bool)>,
     /// Every write to shared memory: thread, region, address.
     writes: Vec<(Who, RegionId, i128)>,
     pending: Option<Pending>,
@@ -455,7 +460,7 @@ impl Interp<'_, '_, '_> {
     }
 
     fn not_into_pair_object(&self, v: i128, what: &str) -> Run<()> {
-        if in_heap(v) && self.objects.iter().any(|&(base, who)| who != Who::Init && v >= base && v < base + STRIDE) {
+        if in_heap(v) && self.objects.iter().any(|&(base, who, published)| who != Who::Init && !published && v >= base && v < base + STRIDE) {
             return reject(format!("{what} points into an object the pair created, which it cannot have held"));
         }
         Ok(())
@@ -598,7 +603,13 @@ impl Interp<'_, '_, '_> {
                 }
             }
             Command::Unlock { lock, mode, .. } => self.release(*lock, *mode),
-            Command::MakeLive { .. } => self.live = true,
+            Command::MakeLive { .. } => {
+                self.live = true;
+                // A registration publishes what its thread created.
+                for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {
+                    o.2 = true;
+                }
+            }
             Command::Approximation { .. } | Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } => {}
         }
         // The yield behind the command, if one was recorded.
@@ -660,12 +671,12 @@ impl Interp<'_, '_, '_> {
                 _ => reject("an object that cannot be NULL is at address 0"),
             };
         }
-        let overlaps = self.objects.iter().any(|&(b, _)| (a - b).abs() < STRIDE)
+        let overlaps = self.objects.iter().any(|&(b, _, _)| (a - b).abs() < STRIDE)
             || self.globals.iter().any(|&(g, size)| a < g + size && g < a + STRIDE);
         if overlaps {
             return reject("a new object overlaps one that exists");
         }
-        self.objects.push((a, who));
+        self.objects.push((a, who, false));
         Ok(())
     }
 
