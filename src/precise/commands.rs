@@ -92,9 +92,11 @@ impl Exec<'_> {
                             let a = self.t.int(a);
                             let fails = self.fresh("alloc.fails", Sort::Bool);
                             let error = self.fresh("alloc.error", Sort::Int);
-                            // An error value is no object of the pair.
-                            let heap = self.t.int(super::separation::HEAP);
-                            let below = self.t.lt(error, heap);
+                            // An error value is no object of the pair, and
+                            // no access through it (at an offset below the
+                            // stride) reaches one.
+                            let limit = self.t.int(super::separation::HEAP - super::separation::STRIDE);
+                            let below = self.t.lt(error, limit);
                             self.constraints.push(below);
                             self.t.ite(fails, error, a)
                         }
