@@ -56,7 +56,8 @@ pub use entity::{Arena, BlockId, EntityId, EntryPointId, FuncId, LockId, ProcId,
 pub use expr::{BinaryOp, Expr, SortError, UnaryOp};
 pub use printer::{CommandDisplay, ExprDisplay, ProcedureDisplay};
 pub use program::{
-    Block, Contract, EntryPointInfo, Lock, LockKind, ObjectParam, Procedure, Program, Region, RegionKind, Scope, Sort, Terminator,
+    Address, Block, Contract, EntryPointInfo, Lock, LockKind, ObjectParam, Procedure, Program, Region, RegionKind, Scope, Sort,
+    Terminator,
     UninterpretedFn, Variable,
 };
 pub use validate::{Place, ValidationError, debug_validate, validate};

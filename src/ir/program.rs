@@ -311,6 +311,35 @@ pub struct Program {
     pub functions: Arena<FuncId, UninterpretedFn>,
     /// The entry points of the driver.
     pub entry_points: Arena<EntryPointId, EntryPointInfo>,
+    /// The variables that receive the address of a new object when they
+    /// are havocked (an allocator's result, a local's frame address), and
+    /// the globals' address functions with their sizes: what the precise
+    /// phase keeps apart ([`Address`]). Facts for the precise phase only;
+    /// every other stage ignores them.
+    pub addresses: std::collections::BTreeMap<VarId, Address>,
+    /// The size in bytes of each global whose address is an uninterpreted
+    /// constant (`addr_NAME()`).
+    pub global_sizes: std::collections::BTreeMap<FuncId, u64>,
+}
+
+/// What object a havocked address variable receives the address of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Address {
+    /// A local (or parameter) in memory: one object per call, of this
+    /// size in bytes.
+    Local {
+        /// The size in bytes.
+        size: u64,
+    },
+    /// An allocator's result: a new object, or NULL when the allocator may
+    /// fail.
+    Allocation {
+        /// Whether NULL is possible.
+        may_fail: bool,
+    },
+    /// An allocator's result that is a new object or an error value
+    /// (`ERR_PTR`), which is no object.
+    AllocationOrError,
 }
 
 impl Program {

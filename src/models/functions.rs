@@ -120,6 +120,9 @@ pub enum ReturnModel {
     Fresh,
     /// NULL, or an address distinct from all live memory.
     NullOrFresh,
+    /// An address distinct from all live memory, or an error value
+    /// (`ERR_PTR`), which is no object.
+    ErrorOrFresh,
     /// A function of the arguments: equal arguments, equal results.
     Uninterpreted,
     /// The given argument itself.
@@ -234,6 +237,7 @@ enum ReturnKind {
     Havoc,
     Fresh,
     NullOrFresh,
+    ErrorOrFresh,
     Uninterpreted,
     Arg,
 }
@@ -242,6 +246,7 @@ const RETURN_KINDS: &[(&str, ReturnKind)] = &[
     ("havoc", ReturnKind::Havoc),
     ("fresh", ReturnKind::Fresh),
     ("null-or-fresh", ReturnKind::NullOrFresh),
+    ("error-or-fresh", ReturnKind::ErrorOrFresh),
     ("uninterpreted", ReturnKind::Uninterpreted),
     ("arg", ReturnKind::Arg),
 ];
@@ -307,6 +312,7 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
                 (ReturnKind::Havoc, None) => ReturnModel::Havoc,
                 (ReturnKind::Fresh, None) => ReturnModel::Fresh,
                 (ReturnKind::NullOrFresh, None) => ReturnModel::NullOrFresh,
+                (ReturnKind::ErrorOrFresh, None) => ReturnModel::ErrorOrFresh,
                 (ReturnKind::Uninterpreted, None) => ReturnModel::Uninterpreted,
             }
         }

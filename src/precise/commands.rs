@@ -71,10 +71,44 @@ impl Exec<'_> {
                 self.line(who, reach, st, span.as_ref(), function);
             }
             Command::Havoc { vars, .. } => {
+                let mut values = Vec::with_capacity(vars.len());
                 for v in vars {
-                    let f = self.fresh("havoc", self.program.variables[*v].sort);
+                    let f = match super::separation::object(self.program, *v) {
+                        // A new object: its own address (super::separation).
+                        Some(crate::ir::Address::Local { .. }) => {
+                            let a = self.bump.next();
+                            self.t.int(a)
+                        }
+                        Some(crate::ir::Address::Allocation { may_fail }) => {
+                            let a = self.bump.next();
+                            let a = self.t.int(a);
+                            if may_fail {
+                                let fails = self.fresh("alloc.fails", Sort::Bool);
+                                let null = self.t.int(0);
+                                self.t.ite(fails, null, a)
+                            } else {
+                                a
+                            }
+                        }
+                        Some(crate::ir::Address::AllocationOrError) => {
+                            let a = self.bump.next();
+                            let a = self.t.int(a);
+                            let fails = self.fresh("alloc.fails", Sort::Bool);
+                            let error = self.fresh("alloc.error", Sort::Int);
+                            // An error value is no object of the pair, and
+                            // no access through it (at an offset below the
+                            // stride) reaches one.
+                            let limit = self.t.int(super::separation::HEAP - super::separation::STRIDE);
+                            let below = self.t.lt(error, limit);
+                            self.constraints.push(below);
+                            self.t.ite(fails, error, a)
+                        }
+                        None => self.fresh("havoc", self.program.variables[*v].sort),
+                    };
+                    values.push(f);
                     st.env.insert(*v, f);
                 }
+                self.record(super::replay::Choice::Values(values));
             }
             Command::Call { procedure, args, results, span } => {
                 self.line(who, reach, st, span.as_ref(), function);
@@ -85,6 +119,7 @@ impl Exec<'_> {
                 let (values, returned) = if recursive || (callee.body && depth >= self.bounds.inline_depth) {
                     let hit = if recursive { Hit::Recursion(callee.name.clone()) } else { Hit::Inline(callee.name.clone()) };
                     self.hits.insert(hit);
+                    self.record(super::replay::Choice::Stop);
                     self.stop(who, st, reach);
                     (results.iter().map(|r| self.fresh("result", self.program.variables[*r].sort)).collect(), reach)
                 } else {
@@ -129,6 +164,7 @@ impl Exec<'_> {
             }
             Command::TryLock { lock, mode, success, span } => {
                 let ok = self.fresh("trylock", Sort::Bool);
+                self.record(super::replay::Choice::Values(vec![ok]));
                 st.env.insert(*success, ok);
                 self.acquire(who, *lock, *mode, Some(ok), st, reach, span.as_ref(), function);
             }
@@ -180,7 +216,7 @@ impl Exec<'_> {
         if who == Who::Init || self.mem.is_private(cell) {
             return;
         }
-        let checked = !atomic && self.checked.contains(&region);
+        let checked = self.race_checked(region, if atomic { AccessKind::Atomic } else { AccessKind::Plain });
         let stamp = Cell::Stamp(region);
         let mine = if self.strict && checked {
             if write {
@@ -222,6 +258,21 @@ impl Exec<'_> {
         let differs = self.t.not(same);
         let fail = self.t.and(&[active, differs]);
         self.checks.push(RaceCheck { region, who, fail, access: step, address, before, after: st.round.clone() });
+    }
+
+    /// Whether an access gets a race check behind its yield: the one place
+    /// that decides it. A plain access to a region the lockset phase left
+    /// unproven is checked; a marked (atomic) access never races with
+    /// another marked one, and the plain side of such a pair is checked
+    /// on its own.
+    pub(super) fn race_checked(&self, region: RegionId, access: AccessKind) -> bool {
+        match access {
+            AccessKind::Plain => self.checked.contains(&region),
+            AccessKind::Atomic => false,
+            // Per-call private memory (src/analyses/private.rs): no other
+            // thread can reach it.
+            AccessKind::Private => false,
+        }
     }
 
     /// Takes a lock when `ok` (blocking: the lock must be free), after a

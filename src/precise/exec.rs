@@ -37,6 +37,8 @@
 //! leaves; the caller then starts from arbitrary memory instead.
 
 use super::memory::{Cell, Memory, Who, Write};
+use super::replay::{Choice, Site, ThreadStart, Trace};
+use super::separation::Bump;
 use super::round::Round;
 use super::yields::YieldPolicy;
 use crate::diagnostics::Span;
@@ -130,6 +132,8 @@ pub struct Step {
     pub function: String,
     /// What it did.
     pub kind: StepKind,
+    /// Where in the expansion it ran, for the replay.
+    pub site: Site,
 }
 
 /// A race check: fails when the access's value (or, with `--strict`, its
@@ -189,6 +193,12 @@ pub struct Exec<'a> {
     pub(super) stamps: i128,
     /// The procedures being executed, innermost last.
     pub(super) stack: Vec<ProcId>,
+    /// Where new objects go ([`super::separation`]).
+    pub(super) bump: Bump,
+    /// The choices made, by site, for the witness replay.
+    pub trace: Trace,
+    /// The site being executed.
+    pub(super) site: Site,
 }
 
 fn successors(t: &Terminator) -> Vec<BlockId> {
@@ -200,11 +210,11 @@ fn successors(t: &Terminator) -> Vec<BlockId> {
 
 /// A block instance: the block and the iteration count of every loop
 /// execution is in.
-type Key = (BlockId, Vec<(BlockId, u32)>);
+pub(super) type Key = (BlockId, Vec<(BlockId, u32)>);
 
 /// An edge of the expansion.
 #[derive(Clone, Copy)]
-enum Edge {
+pub(super) enum Edge {
     To(usize),
     /// A back edge past the unrolling bound, to this loop head.
     Truncated(BlockId),
@@ -239,7 +249,22 @@ impl<'a> Exec<'a> {
             commands: 0,
             stamps: 0,
             stack: Vec::new(),
+            bump: Bump::default(),
+            trace: Trace::default(),
+            site: Site::Thread(Who::Init, 0),
         }
+    }
+
+    /// Records a choice made at the current site.
+    pub(super) fn record(&mut self, choice: Choice) {
+        self.trace.choices.entry(self.site).or_default().push(choice);
+    }
+
+    /// Fixes the globals' addresses apart ([`super::separation`]); once per
+    /// pair, before the threads run.
+    pub fn separate_globals(&mut self) {
+        let facts = super::separation::globals(&mut self.t, self.program);
+        self.constraints.extend(facts);
     }
 
     pub(super) fn fresh(&mut self, base: &str, sort: Sort) -> TermId {
@@ -263,6 +288,8 @@ impl<'a> Exec<'a> {
         let mut st = State { env: HashMap::new(), round };
         let mut reach = self.t.bool(true);
         let name = self.program.procedures[entry].name.clone();
+        let mut stage = 0;
+        self.site = Site::Thread(who, stage);
         if who != Who::Init {
             self.switch(who, &mut st, reach, None, &name);
         }
@@ -276,14 +303,31 @@ impl<'a> Exec<'a> {
             self.constraints.push(c);
         }
         for &l in held {
+            stage += 1;
+            self.site = Site::Thread(who, stage);
             self.acquire(who, l, LockMode::Exclusive, None, &mut st, reach, None, &name);
         }
         let params = self.program.procedures[entry].params.clone();
         let args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
+        // The kernel's arguments point to objects that existed before the
+        // pair: never into one the pair creates (super::separation).
+        let heap = self.t.int(super::separation::HEAP);
+        for (p, &a) in params.iter().zip(&args) {
+            if self.program.variables[*p].sort == Sort::Int {
+                let below = self.t.lt(a, heap);
+                self.constraints.push(below);
+            }
+        }
+        stage += 1;
+        self.site = Site::Thread(who, stage);
+        let body = stage;
+        self.trace.threads.push(ThreadStart { who, entry, args: args.clone(), held: held.to_vec(), require_live, body });
         let (after, r, _) = self.procedure(who, entry, args, st, reach, 0);
         st = after;
         reach = r;
         for &l in held {
+            stage += 1;
+            self.site = Site::Thread(who, stage);
             self.release(who, l, LockMode::Exclusive, None, &mut st, reach, &name);
         }
     }
@@ -310,9 +354,9 @@ impl<'a> Exec<'a> {
 
 /// A procedure expanded: its instances in topological order, each with its
 /// outgoing edges (parallel to the terminator's targets).
-struct Expansion {
-    keys: Vec<Key>,
-    edges: Vec<Vec<Edge>>,
+pub(super) struct Expansion {
+    pub(super) keys: Vec<Key>,
+    pub(super) edges: Vec<Vec<Edge>>,
     order: Vec<usize>,
     /// Commands (and terminators) over all instances.
     commands: usize,
@@ -411,12 +455,18 @@ impl<'a> Exec<'a> {
         };
         if !proc.body {
             let results = fresh_results(self);
+            self.record(Choice::Results(results.clone()));
             return (st, reach, results);
         }
         let Some(expansion) = self.expansion(p) else {
             let results = fresh_results(self);
+            self.record(Choice::Results(results.clone()));
             return (st, reach, results);
         };
+        let inv = self.trace.invocations.len() as u32;
+        self.trace.invocations.push((p, expansion.clone()));
+        self.record(Choice::Call(inv));
+        let caller_site = self.site;
         let mut frame = State { env: HashMap::new(), round: st.round.clone() };
         for (v, value) in &st.env {
             if self.program.variables[*v].scope == Scope::Global {
@@ -440,7 +490,9 @@ impl<'a> Exec<'a> {
             let (mut here, mut state) = self.merge(arriving);
             let block = &self.program.procedures[p].blocks[keys[n].0];
             for (i, c) in block.commands.iter().enumerate() {
+                self.site = Site::At { inv, instance: n as u32, command: i as u32 };
                 if dead.contains(&(keys[n].0, i)) && self.invisible(c) {
+                    self.record(Choice::Skipped);
                     continue;
                 }
                 let next = block.commands.get(i + 1);
@@ -457,6 +509,7 @@ impl<'a> Exec<'a> {
                         let hi = self.t.lt(sel, top);
                         let c = self.t.and(&[lo, hi]);
                         self.constraints.push(c);
+                        self.trace.gotos.insert((inv, n as u32), sel);
                         Some(sel)
                     } else {
                         None
@@ -490,6 +543,7 @@ impl<'a> Exec<'a> {
             }
         }
         self.stack.pop();
+        self.site = caller_site;
         let (out_reach, out) = if exits.is_empty() { (self.t.bool(false), st.clone()) } else { self.merge(exits) };
         let results: Vec<TermId> = returns.iter().map(|r| self.value(&out, *r)).collect();
         let mut after = st;
@@ -596,7 +650,7 @@ impl<'a> Exec<'a> {
     }
 
     pub(super) fn step(&mut self, who: Who, reach: TermId, st: &State, span: Option<&Span>, function: &str, kind: StepKind) -> usize {
-        self.steps.push(Step { who, guard: reach, round: st.round.clone(), span: span.cloned(), function: function.to_string(), kind });
+        self.steps.push(Step { who, guard: reach, round: st.round.clone(), span: span.cloned(), function: function.to_string(), kind, site: self.site });
         self.steps.len() - 1
     }
 
@@ -611,6 +665,7 @@ impl<'a> Exec<'a> {
         self.constraints.push(c);
         self.yields += 1;
         let from = std::mem::replace(&mut st.round, to.clone());
+        self.record(Choice::Switch(to.clone()));
         self.step(who, reach, st, span, function, StepKind::Switch { from, to });
     }
 }

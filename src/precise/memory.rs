@@ -80,7 +80,7 @@ impl Who {
     }
 
     /// A short name for term names.
-    fn tag(self) -> &'static str {
+    pub(super) fn tag(self) -> &'static str {
         match self {
             Who::Init => "i",
             Who::T1 => "t1",
@@ -105,7 +105,7 @@ pub enum Cell {
 }
 
 impl Cell {
-    fn tag(self) -> String {
+    pub(super) fn tag(self) -> String {
         match self {
             Cell::Region(r) => format!("r{}", r.as_u32()),
             Cell::Lock => "lock".to_string(),

@@ -40,7 +40,11 @@
 pub mod commands;
 pub mod exec;
 pub mod memory;
+pub mod replay;
+#[cfg(test)]
+mod replay_tests;
 pub mod round;
+pub mod separation;
 pub mod values;
 pub mod witness;
 pub mod yields;
@@ -212,6 +216,9 @@ impl Setup<'_> {
     }
 }
 
+/// The start of the reason of a region whose witness did not replay.
+pub const REPLAY_FAILED: &str = "the witness does not replay on the program: ";
+
 /// Why a region is unknown when the file's deadline passed first.
 pub(crate) fn spent() -> String {
     format!("{} region was searched", crate::verify::verdict::BUDGET_SPENT)
@@ -289,6 +296,7 @@ impl Setup<'_> {
                 self.options.strict,
                 bounds(self.options),
             );
+            exec.separate_globals();
             if let (Some(init), true) = (self.init, run_init) {
                 exec.thread(Who::Init, init, &[], false);
             }
@@ -309,7 +317,7 @@ impl Setup<'_> {
                 let why = format!("the bounded program exceeds {} commands; lower --unroll or --inline-depth", self.options.max_commands);
                 regions.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect()
             } else {
-                self.solve(exec, regions, [&first.name, &second.name], &consistency.live)
+                self.solve(exec, regions, [&first.name, &second.name], &consistency.live, !waits)
             };
             (verdicts, hits, yields)
         };
@@ -346,8 +354,15 @@ impl Setup<'_> {
         PrecisePair { first: verdict.first.clone(), second: verdict.second.clone(), regions, hits, yields, time: start.elapsed() }
     }
 
-    fn solve(&self, exec: Exec<'_>, unproven: &[(String, Vec<RegionId>)], names: [&String; 2], live: &HashSet<TermId>) -> Vec<(String, PreciseVerdict)> {
-        let Exec { t, constraints, checks, steps, .. } = exec;
+    fn solve(
+        &self,
+        exec: Exec<'_>,
+        unproven: &[(String, Vec<RegionId>)],
+        names: [&String; 2],
+        live: &HashSet<TermId>,
+        live_at_start: bool,
+    ) -> Vec<(String, PreciseVerdict)> {
+        let Exec { t, constraints, checks, steps, trace, .. } = exec;
         let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: self.options.dump_dir.clone() }, t);
         // One assertion, not one per constraint: in incremental mode z3
         // simplifies each assertion as it arrives, with a cache that does
@@ -381,16 +396,25 @@ impl Setup<'_> {
                     let mut values = values::Values::new(solver.terms(), &model);
                     let failing = mine.iter().find(|c| values.bool(c.fail) == Some(true));
                     match failing {
-                        Some(c) => PreciseVerdict::Confirmed(Box::new(witness::build(
-                            self.program,
-                            &mut values,
-                            &steps,
-                            live,
-                            c,
-                            names,
-                            self.init.map(|p| self.program.procedures[p].name.as_str()),
-                            self.options.k,
-                        ))),
+                        Some(c) => {
+                            let w = witness::build(
+                                self.program,
+                                &mut values,
+                                &steps,
+                                live,
+                                c,
+                                names,
+                                self.init.map(|p| self.program.procedures[p].name.as_str()),
+                                self.options.k,
+                            );
+                            // The witness must replay on the IR (replay.rs).
+                            let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict };
+                            let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };
+                            match replay::replay(self.program, &trace, &mut oracle, self.options.k, live_at_start, claim) {
+                                replay::Outcome::Reproduced => PreciseVerdict::Confirmed(Box::new(w)),
+                                replay::Outcome::Rejected(why) => PreciseVerdict::Unknown(format!("{REPLAY_FAILED}{why}")),
+                            }
+                        }
                         None => PreciseVerdict::Unknown("the solver's model shows no failing check".to_string()),
                     }
                 }

@@ -45,6 +45,11 @@ impl Round {
         Round { past: (0..k).map(|j| t.bool(r > j + 1)).collect() }
     }
 
+    /// The bits: bit j says the round is past j + 1.
+    pub fn bits(&self) -> &[TermId] {
+        &self.past
+    }
+
     /// The dead round K + 1.
     pub fn dead(t: &TermBank, k: u32) -> Round {
         Round::constant(t, k, k + 1)

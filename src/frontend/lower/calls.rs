@@ -478,12 +478,21 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             },
             ReturnModel::Fresh | ReturnModel::NullOrFresh => {
                 let r = self.havoc();
+                let may_fail = model.returns == ReturnModel::NullOrFresh;
+                self.b.program().addresses.insert(r, crate::ir::Address::Allocation { may_fail });
                 let fresh = Expr::gt(Expr::var(r), Expr::int(0));
                 if model.returns == ReturnModel::Fresh {
                     self.b.assume(fresh, None);
                 } else {
                     self.b.assume(Expr::or(Expr::eq(Expr::var(r), Expr::int(0)), fresh), None);
                 }
+                Expr::var(r)
+            }
+            // Any value for every stage but the precise phase, which
+            // keeps the new block apart from all other objects.
+            ReturnModel::ErrorOrFresh => {
+                let r = self.havoc();
+                self.b.program().addresses.insert(r, crate::ir::Address::AllocationOrError);
                 Expr::var(r)
             }
             ReturnModel::Uninterpreted => {

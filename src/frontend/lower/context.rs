@@ -406,6 +406,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             let address = self.b.add_local(format!("addr_{}", sanitise(&name)), Sort::Int, Some(self.span(decl)));
             self.b.push(Command::Havoc { vars: vec![address], span: None });
             self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
+            self.mark_local_address(address, decl);
             self.s.stats.address_taken_locals += 1;
             self.s.privacy.locals.push(address);
             return Storage::Shared { address };
@@ -416,12 +417,20 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             // A fixed, unknown, non-null address on entry.
             self.b.push(Command::Havoc { vars: vec![address], span: None });
             self.b.assume(Expr::gt(Expr::var(address), Expr::int(0)), None);
+            self.mark_local_address(address, decl);
             self.s.stats.address_taken_locals += 1;
             self.s.privacy.locals.push(address);
             Storage::Memory { key, address }
         } else {
             Storage::Var(self.b.add_local(sanitise(&name), Sort::Int, Some(self.span(decl))))
         }
+    }
+
+    /// Records that `address` receives a new frame object for `decl` each
+    /// time the function runs (for the precise phase's separation).
+    fn mark_local_address(&mut self, address: VarId, decl: Cursor<'t>) {
+        let size = layout::size_of(decl.ty());
+        self.b.program().addresses.insert(address, crate::ir::Address::Local { size });
     }
 
     /// Writes a scalar value to a local's storage.

@@ -182,7 +182,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 } else {
                     decl.spelling()
                 };
-                let address = self.global_address(&name);
+                let address = self.sized_global_address(&name, decl.ty());
                 let key = RegionKey::Global { name: name.clone() };
                 self.object_or_scalar(address, decl.ty(), Owner::Global, Some(key))
             }
@@ -197,6 +197,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     pub fn global_address(&mut self, name: &str) -> Expr {
         let f = self.function(&format!("addr_{}", super::context::sanitise(name)), 0);
         Expr::apply(f, vec![])
+    }
+
+    /// [`Self::global_address`], recording the global's size for the
+    /// precise phase's separation.
+    fn sized_global_address(&mut self, name: &str, ty: crate::frontend::clang::Type<'t>) -> Expr {
+        let address = self.global_address(name);
+        // A global of unknown size (an array declared `extern T a[];`)
+        // gets no separation.
+        if let (Expr::Apply(f, _), Some(size)) = (&address, ty.canonical().size_of()) {
+            self.b.program().global_sizes.insert(*f, size.max(1));
+        }
+        address
     }
 
     /// A scalar in memory or an object, by type.

@@ -1,0 +1,793 @@
+//! The witness replay: a confirmed race is re-run concretely on the IR,
+//! following the witness's schedule, and rejected unless the run
+//! reproduces the two conflicting accesses.
+//!
+//! # Algorithm
+//!
+//! While the pair is expanded, every choice the formula leaves open is
+//! recorded with the site it is made at (a [`Trace`]): which invocation of
+//! which procedure a call site inlines, the selector of every branching
+//! `goto`, the values of `havoc`s and of calls not inlined, trylock
+//! outcomes, and the round every yield moves its thread to. A site is
+//! `(invocation, block instance, command)`: the expansion is acyclic and
+//! each invocation runs once, so a site runs at most once per execution.
+//!
+//! The replay is an interpreter over the lowered program, independent of
+//! the sequentialisation: one concrete memory (a map per region and
+//! address; a map per thread for thread-private regions), real locks, and
+//! the threads run as the schedule says, init first, then round 1 of
+//! thread 1, round 1 of thread 2, round 2 of thread 1, and so on. Each
+//! thread is a stack of frames walking the expansion's block instances;
+//! at a branch it takes the edge the model's selector names; every value
+//! the formula left open comes from the model (the recorded terms'
+//! values, initial memory as the model's uninterpreted `m0` maps at the
+//! concrete address, uninterpreted functions applied to concrete
+//! arguments); every other value is computed. At a yield the thread
+//! moves to the model's round and is suspended until that round comes.
+//! The run is rejected, with the reason, when it leaves what the kernel
+//! can do:
+//!
+//! - an `assume` (a branch condition, a model's fact) is false, or the
+//!   path reaches an `unreachable` block;
+//! - a thread takes a lock another holds, or starts before init made the
+//!   callbacks live;
+//! - a new object (an allocator's result, a local's frame) overlaps an
+//!   object or global that already exists, or an allocator that cannot
+//!   fail returns NULL;
+//! - a value no thread computed (initial memory, a result of a call not
+//!   inlined) points into an object a thread of the pair created in this
+//!   run and has not yet published by a registration (a `live` command
+//!   after the object's creation: the kernel hands registered objects to
+//!   callbacks through paths the lowering does not model, such as
+//!   misc_open's `file->private_data`): nothing else could have held that
+//!   address. (A `havoc` is not
+//!   checked: the lowering uses one for an address inside an object a
+//!   model's ranged access touches.)
+//!
+//! The race is reproduced when the checked access runs at the witness's
+//! site, its thread is suspended by the yield behind it and resumes in
+//! a later round, and in between the other thread of the pair wrote the
+//! same region at the same address, leaving a value other than the one
+//! the checked access read or wrote (with `--strict`, any write).
+//!
+//! # Soundness
+//!
+//! The replay only rejects: a rejected witness becomes `unknown` with the
+//! reason, never `not-found`, so no race is hidden. It accepts a witness
+//! only when a concrete interleaving of the lowered program with real
+//! memory, locks and separated objects performs the two conflicting
+//! accesses, which is what a confirmed race claims; it inherits the
+//! lowering's approximations (docs/soundness.md), as the search does.
+
+use super::exec::{Edge, Expansion};
+use super::memory::Who;
+use super::round::Round;
+use super::separation::{STRIDE, global_layout, in_heap};
+use crate::ir::{AccessKind, Address, Command, LockId, LockMode, ProcId, Program, RegionId, Scope, Sort, Terminator, VarId};
+use crate::solver::{Model, TermBank, TermId};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Where a choice is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Site {
+    /// A thread's prologue and epilogue (its start, each pseudo lock taken
+    /// and released, its body's call), by stage.
+    Thread(Who, u32),
+    /// A command of a block instance of an invocation.
+    At {
+        /// The invocation.
+        inv: u32,
+        /// The block instance in the invocation's expansion.
+        instance: u32,
+        /// The command in the block.
+        command: u32,
+    },
+}
+
+/// A choice the formula leaves open.
+#[derive(Clone, Debug)]
+pub enum Choice {
+    /// A yield to this round.
+    Switch(Round),
+    /// The values of a havoc (or a trylock's success).
+    Values(Vec<TermId>),
+    /// A call inlined as this invocation.
+    Call(u32),
+    /// A call not inlined, with these results.
+    Results(Vec<TermId>),
+    /// The thread stopped at a bound.
+    Stop,
+    /// A load left out (its value is dead and no check watches its
+    /// region): the replay leaves it out too.
+    Skipped,
+}
+
+/// How a thread starts.
+#[derive(Clone, Debug)]
+pub struct ThreadStart {
+    /// The thread.
+    pub who: Who,
+    /// Its entry procedure.
+    pub entry: ProcId,
+    /// The arguments' terms.
+    pub args: Vec<TermId>,
+    /// The pseudo locks it runs holding.
+    pub held: Vec<LockId>,
+    /// Whether it waits for the callbacks to be live.
+    pub require_live: bool,
+    /// The prologue stage of its body's call.
+    pub body: u32,
+}
+
+/// The choices of one expansion.
+#[derive(Default)]
+pub struct Trace {
+    /// Every invocation: its procedure and expansion.
+    pub(super) invocations: Vec<(ProcId, Rc<Expansion>)>,
+    /// The choices by site, in the order made.
+    pub choices: HashMap<Site, Vec<Choice>>,
+    /// The selector of each branching block instance.
+    pub gotos: HashMap<(u32, u32), TermId>,
+    /// The threads, in the order they ran.
+    pub threads: Vec<ThreadStart>,
+}
+
+/// The race a witness claims.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// The thread of the checked access.
+    pub who: Who,
+    /// The checked access's site.
+    pub site: Site,
+    /// Its region.
+    pub region: RegionId,
+    /// Whether `--strict` (any write counts).
+    pub strict: bool,
+}
+
+/// What the replay found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The race happens.
+    Reproduced,
+    /// Why the witness is no execution of the kernel's.
+    Rejected(String),
+}
+
+/// Where the model's values come from.
+pub struct Oracle<'a> {
+    /// The solver's bank (new terms are added for concrete applications).
+    pub terms: &'a mut TermBank,
+    /// The model.
+    pub model: &'a Model,
+}
+
+impl Oracle<'_> {
+    fn int(&mut self, t: TermId) -> Option<i128> {
+        self.terms.as_int(t).or_else(|| self.model.eval_int(self.terms, t))
+    }
+
+    fn bool(&mut self, t: TermId) -> Option<bool> {
+        self.terms.as_bool(t).or_else(|| self.model.eval_bool(self.terms, t))
+    }
+
+    /// A value of sort `sort` as an integer (booleans as 0 and 1).
+    fn value(&mut self, t: TermId, sort: Sort) -> Option<i128> {
+        match sort {
+            Sort::Int => self.int(t),
+            Sort::Bool => self.bool(t).map(i128::from),
+        }
+    }
+
+    fn round(&mut self, r: &Round) -> Option<u32> {
+        let mut n = 1;
+        for &b in r.bits() {
+            if self.bool(b)? {
+                n += 1;
+            }
+        }
+        Some(n)
+    }
+
+    /// The uninterpreted map `name` at `address`.
+    fn map(&mut self, name: &str, address: i128) -> Option<i128> {
+        let d = self.terms.declare(name, &[crate::solver::Sort::Int], crate::solver::Sort::Int);
+        let a = self.terms.int(address);
+        let t = self.terms.apply(d, &[a]);
+        self.int(t)
+    }
+}
+
+/// Why the replay stops early.
+enum Stop {
+    /// The witness is rejected.
+    Reject(String),
+    /// The claim was decided.
+    Done(Outcome),
+}
+
+type Run<T> = Result<T, Stop>;
+
+fn reject<T>(why: impl Into<String>) -> Run<T> {
+    Err(Stop::Reject(why.into()))
+}
+
+struct Frame {
+    inv: u32,
+    instance: usize,
+    command: usize,
+    env: HashMap<VarId, i128>,
+    /// The caller's variables receiving the results.
+    results: Vec<VarId>,
+    /// Whether the yield before the current command (a lock's) was made.
+    yielded: bool,
+    /// Choices consumed at the current site.
+    used: usize,
+}
+
+struct Thread {
+    who: Who,
+    start: usize,
+    /// Prologue stage; past the body's, the epilogue.
+    stage: u32,
+    frames: Vec<Frame>,
+    globals: HashMap<VarId, i128>,
+    round: u32,
+    done: bool,
+    /// Choices consumed at the current prologue or epilogue stage.
+    used: usize,
+    /// Whether the current stage's yield was made.
+    yielded: bool,
+}
+
+/// The checked access, once it ran: the value and the number of writes
+/// logged before it.
+struct Pending {
+    address: i128,
+    value: i128,
+    writes: usize,
+}
+
+struct Interp<'p, 'o, 'a> {
+    program: &'p Program,
+    trace: &'p Trace,
+    oracle: &'o mut Oracle<'a>,
+    k: u32,
+    live_at_start: bool,
+    claim: Claim,
+    memory: HashMap<(RegionId, i128), i128>,
+    private: HashMap<(Who, RegionId, i128), i128>,
+    private_regions: std::collections::BTreeSet<RegionId>,
+    locks: HashMap<LockId, i128>,
+    live: bool,
+    /// Objects created in this run: base, creator, and whether a
+    /// registration of the creator's has published it since.
+    objects: Vec<(i128, Who, bool)>,
+    /// Every write to shared memory: thread, region, address.
+    writes: Vec<(Who, RegionId, i128)>,
+    pending: Option<Pending>,
+    globals: Vec<(i128, i128)>,
+}
+
+/// Replays the witness of `claim` over `trace`; `live_at_start` is the
+/// callbacks' liveness before init.
+pub fn replay(program: &Program, trace: &Trace, oracle: &mut Oracle<'_>, k: u32, live_at_start: bool, claim: Claim) -> Outcome {
+    let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
+    let mut it = Interp {
+        program,
+        trace,
+        oracle,
+        k,
+        live_at_start,
+        claim,
+        memory: HashMap::new(),
+        private: HashMap::new(),
+        private_regions,
+        locks: HashMap::new(),
+        live: live_at_start,
+        objects: Vec::new(),
+        writes: Vec::new(),
+        pending: None,
+        globals: global_layout(program),
+    };
+    match it.run() {
+        Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
+        Err(Stop::Reject(why)) => Outcome::Rejected(why),
+        Err(Stop::Done(outcome)) => outcome,
+    }
+}
+
+impl Interp<'_, '_, '_> {
+    fn run(&mut self) -> Run<()> {
+        let _ = self.live_at_start;
+        let mut threads: Vec<Thread> = self
+            .trace
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Thread {
+                who: s.who,
+                start: i,
+                stage: 0,
+                frames: Vec::new(),
+                globals: HashMap::new(),
+                round: 1,
+                done: false,
+                used: 0,
+                yielded: false,
+            })
+            .collect();
+        for th in threads.iter_mut().filter(|t| t.who == Who::Init) {
+            self.thread(th, 0)?;
+        }
+        for r in 1..=self.k {
+            for who in [Who::T1, Who::T2] {
+                for th in threads.iter_mut().filter(|t| t.who == who) {
+                    if !th.done && th.round == r {
+                        self.thread(th, r)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next choice at a site, consumed.
+    fn choice(&self, site: Site, used: &mut usize) -> Option<Choice> {
+        let c = self.trace.choices.get(&site)?.get(*used)?.clone();
+        *used += 1;
+        Some(c)
+    }
+
+    /// A yield at `site`, if one was recorded there: moves the thread's
+    /// round; returns whether the thread is suspended (or stopped).
+    fn yield_at(&mut self, th: &mut Thread, site: Site, used: &mut usize) -> Run<bool> {
+        if th.who == Who::Init {
+            return Ok(false);
+        }
+        let Some(Choice::Switch(to)) = self.trace.choices.get(&site).and_then(|c| c.get(*used)).cloned() else {
+            return Ok(false);
+        };
+        *used += 1;
+        let Some(r) = self.oracle.round(&to) else { return reject("the model gives no round to a yield") };
+        if r < th.round {
+            return reject("a yield goes back to an earlier round");
+        }
+        let moved = r > th.round;
+        th.round = r;
+        if r > self.k {
+            th.done = true;
+        }
+        Ok(moved)
+    }
+
+    /// Resumes a thread; returns when it is suspended into a later round,
+    /// or ends.
+    fn thread(&mut self, th: &mut Thread, round: u32) -> Run<()> {
+        let start = self.trace.threads[th.start].clone();
+        if th.who != Who::Init {
+            self.resumed(th.who)?;
+        }
+        loop {
+            if th.done || (th.who != Who::Init && th.round > round) {
+                return Ok(());
+            }
+            if !th.frames.is_empty() {
+                if self.step(th)? {
+                    return Ok(());
+                }
+                continue;
+            }
+            let site = Site::Thread(th.who, th.stage);
+            let last = start.body + start.held.len() as u32;
+            if th.stage > last {
+                th.done = true;
+                return Ok(());
+            }
+            let mut used = th.used;
+            if th.stage == 0 && !th.yielded {
+                th.yielded = true;
+                let moved = self.yield_at(th, site, &mut used)?;
+                th.used = used;
+                if moved {
+                    return Ok(());
+                }
+                continue;
+            }
+            if th.stage == 0 {
+                if start.require_live && !self.live {
+                    return reject(format!("{} starts before init made the callbacks live", start_name(self.program, &start)));
+                }
+                th.stage += 1;
+                th.used = 0;
+                th.yielded = false;
+                continue;
+            }
+            if th.stage < start.body {
+                let lock = start.held[th.stage as usize - 1];
+                if !th.yielded {
+                    th.yielded = true;
+                    let moved = self.yield_at(th, site, &mut used)?;
+                    th.used = used;
+                    if moved {
+                        return Ok(());
+                    }
+                }
+                self.acquire(th.who, lock, LockMode::Exclusive, true)?;
+                th.stage += 1;
+                th.used = 0;
+                th.yielded = false;
+                continue;
+            }
+            if th.stage == start.body {
+                th.stage += 1;
+                th.used = 0;
+                th.yielded = false;
+                match self.choice(site, &mut used) {
+                    Some(Choice::Call(inv)) => {
+                        let params = self.program.procedures[start.entry].params.clone();
+                        let mut env = HashMap::new();
+                        for (p, &a) in params.iter().zip(&start.args) {
+                            let v = self.open_value(a, self.program.variables[*p].sort, "an argument")?;
+                            env.insert(*p, v);
+                        }
+                        th.frames.push(Frame { inv, instance: 0, command: 0, env, results: Vec::new(), yielded: false, used: 0 });
+                    }
+                    _ => continue,
+                }
+                continue;
+            }
+            // The epilogue: the pseudo locks released, each followed by
+            // its yield.
+            let lock = start.held[(th.stage - start.body - 1) as usize];
+            self.release(lock, LockMode::Exclusive);
+            th.stage += 1;
+            th.used = 0;
+            let moved = self.yield_at(th, site, &mut used)?;
+            if moved {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A value the formula left open, checked not to point into an object
+    /// the pair created.
+    fn open_value(&mut self, t: TermId, sort: Sort, what: &str) -> Run<i128> {
+        let Some(v) = self.oracle.value(t, sort) else { return reject(format!("the model gives no value to {what}")) };
+        self.not_into_pair_object(v, what)?;
+        Ok(v)
+    }
+
+    fn not_into_pair_object(&self, v: i128, what: &str) -> Run<()> {
+        if in_heap(v) && self.objects.iter().any(|&(base, who, published)| who != Who::Init && !published && v >= base && v < base + STRIDE) {
+            return reject(format!("{what} points into an object the pair created, which it cannot have held"));
+        }
+        Ok(())
+    }
+
+    /// When the checking thread runs again after the checked access: the
+    /// claim is decided.
+    fn resumed(&mut self, who: Who) -> Run<()> {
+        if who != self.claim.who {
+            return Ok(());
+        }
+        let Some(p) = self.pending.take() else { return Ok(()) };
+        let region = self.claim.region;
+        let other = self.writes[p.writes..].iter().any(|&(w, r, a)| w != who && w != Who::Init && r == region && a == p.address);
+        if !other {
+            return Err(Stop::Done(Outcome::Rejected("no write of the other thread to the address came between the access and its check".to_string())));
+        }
+        let now = self.memory.get(&(region, p.address)).copied();
+        if !self.claim.strict && now == Some(p.value) {
+            return Err(Stop::Done(Outcome::Rejected("the other thread's writes left the value the access saw".to_string())));
+        }
+        Err(Stop::Done(Outcome::Reproduced))
+    }
+
+    /// Runs one command (or terminator) of the innermost frame; returns
+    /// whether the thread was suspended.
+    fn step(&mut self, th: &mut Thread) -> Run<bool> {
+        let depth = th.frames.len() - 1;
+        let (inv, n, i) = {
+            let f = &th.frames[depth];
+            (f.inv, f.instance, f.command)
+        };
+        let (p, expansion) = self.trace.invocations[inv as usize].clone();
+        let block = &self.program.procedures[p].blocks[expansion.keys[n].0];
+        let site = Site::At { inv, instance: n as u32, command: i as u32 };
+        if i >= block.commands.len() {
+            return self.terminator(th, &expansion, &block.terminator, inv, n);
+        }
+        let c = &block.commands[i];
+        let mut used = th.frames[depth].used;
+        if matches!(self.trace.choices.get(&site).and_then(|c| c.first()), Some(Choice::Skipped)) {
+            let f = th.frames.last_mut().unwrap_or_else(|| unreachable!());
+            f.command += 1;
+            return Ok(false);
+        }
+        let next = |th: &mut Thread| {
+            let f = th.frames.last_mut().unwrap_or_else(|| unreachable!());
+            f.command += 1;
+            f.used = 0;
+            f.yielded = false;
+        };
+        match c {
+            Command::Assign { target, value, .. } => {
+                let v = self.eval(th, value)?;
+                self.set(th, *target, v);
+            }
+            Command::Assume { cond, span } | Command::Assert { cond, span, check: crate::ir::CheckKind::DataRace | crate::ir::CheckKind::User | crate::ir::CheckKind::Bound } => {
+                if self.eval(th, cond)? == 0 {
+                    return reject(format!("an assumption fails{}", at(span.as_ref())));
+                }
+            }
+            Command::Assert { check: crate::ir::CheckKind::Unsupported, .. } => {
+                th.done = true;
+                return Ok(true);
+            }
+            Command::Havoc { vars, .. } => {
+                let Some(Choice::Values(terms)) = self.choice(site, &mut used) else { return reject("no recorded havoc") };
+                for (v, t) in vars.iter().zip(terms) {
+                    let sort = self.program.variables[*v].sort;
+                    let value = match self.program.addresses.get(v) {
+                        Some(kind) => {
+                            let Some(a) = self.oracle.value(t, sort) else { return reject("the model gives no address") };
+                            self.new_object(th.who, a, *kind)?;
+                            a
+                        }
+                        // A havoc may stand for an address inside an object
+                        // (a ranged access of a model), so it is not checked.
+                        None => match self.oracle.value(t, sort) {
+                            Some(v) => v,
+                            None => return reject("the model gives no value to a havoc"),
+                        },
+                    };
+                    self.set(th, *v, value);
+                }
+            }
+            Command::Call { procedure, args, results, .. } => {
+                let values: Vec<i128> = args.iter().map(|a| self.eval(th, a)).collect::<Run<_>>()?;
+                match self.choice(site, &mut used) {
+                    Some(Choice::Call(callee)) => {
+                        let params = self.program.procedures[*procedure].params.clone();
+                        let env = params.into_iter().zip(values).collect();
+                        next(th);
+                        th.frames.push(Frame { inv: callee, instance: 0, command: 0, env, results: results.clone(), yielded: false, used: 0 });
+                        return Ok(false);
+                    }
+                    Some(Choice::Results(terms)) => {
+                        for (r, t) in results.iter().zip(terms) {
+                            let v = self.open_value(t, self.program.variables[*r].sort, "a call's result")?;
+                            self.set(th, *r, v);
+                        }
+                    }
+                    _ => {
+                        th.done = true;
+                        return Ok(true);
+                    }
+                }
+            }
+            Command::Load { target, region, address, access, .. } => {
+                let a = self.eval(th, address)?;
+                let v = self.load(th.who, *region, a)?;
+                self.set(th, *target, v);
+                self.accessed(th.who, site, *region, a, v, *access);
+            }
+            Command::Store { region, address, value, access, .. } => {
+                let a = self.eval(th, address)?;
+                let v = self.eval(th, value)?;
+                self.store(th.who, *region, a, v);
+                self.accessed(th.who, site, *region, a, v, *access);
+            }
+            Command::Lock { lock, mode, .. } | Command::TryLock { lock, mode, .. } => {
+                let mut ok = true;
+                if let Command::TryLock { success, .. } = c {
+                    if !th.frames[depth].yielded {
+                        let Some(Choice::Values(t)) = self.choice(site, &mut used) else { return reject("no recorded trylock") };
+                        let Some(b) = t.first().and_then(|t| self.oracle.bool(*t)) else { return reject("the model gives no trylock outcome") };
+                        self.set(th, *success, i128::from(b));
+                    }
+                    ok = self.get(th, *success) != 0;
+                }
+                if !th.frames[depth].yielded {
+                    th.frames[depth].yielded = true;
+                    let moved = self.yield_at(th, site, &mut used)?;
+                    th.frames[depth].used = used;
+                    if moved {
+                        return Ok(true);
+                    }
+                }
+                if ok {
+                    self.acquire(th.who, *lock, *mode, true)?;
+                }
+            }
+            Command::Unlock { lock, mode, .. } => self.release(*lock, *mode),
+            Command::MakeLive { .. } => {
+                self.live = true;
+                // A registration publishes what its thread created.
+                for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {
+                    o.2 = true;
+                }
+            }
+            Command::Approximation { .. } | Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } => {}
+        }
+        // The yield behind the command, if one was recorded.
+        let moved = self.yield_at(th, site, &mut used)?;
+        if th.who == self.claim.who && site == self.claim.site && self.pending.is_some() && !moved {
+            // The check behind the access reads right after it: nothing
+            // of the other thread's came between.
+            return Err(Stop::Done(Outcome::Rejected("the checked access's thread does not yield behind it".to_string())));
+        }
+        next(th);
+        Ok(moved)
+    }
+
+    fn terminator(&mut self, th: &mut Thread, expansion: &Expansion, t: &Terminator, inv: u32, n: usize) -> Run<bool> {
+        match t {
+            Terminator::Goto(targets) => {
+                let j = if targets.len() > 1 {
+                    let Some(&sel) = self.trace.gotos.get(&(inv, n as u32)) else { return reject("no recorded branch") };
+                    let Some(j) = self.oracle.int(sel) else { return reject("the model gives no branch") };
+                    usize::try_from(j).unwrap_or(usize::MAX)
+                } else {
+                    0
+                };
+                match expansion.edges[n].get(j) {
+                    Some(Edge::To(m)) => {
+                        let f = th.frames.last_mut().unwrap_or_else(|| unreachable!());
+                        f.instance = *m;
+                        f.command = 0;
+                        f.used = 0;
+                        f.yielded = false;
+                        Ok(false)
+                    }
+                    Some(Edge::Truncated(_)) => {
+                        th.done = true;
+                        Ok(true)
+                    }
+                    None => reject("a branch to no successor"),
+                }
+            }
+            Terminator::Unreachable => reject("the path reaches an unreachable point"),
+            Terminator::Return => {
+                let Some(frame) = th.frames.pop() else { return Ok(false) };
+                let (p, _) = &self.trace.invocations[frame.inv as usize];
+                let returns = self.program.procedures[*p].returns.clone();
+                for (r, target) in returns.iter().zip(&frame.results) {
+                    let v = frame.env.get(r).copied().unwrap_or(0);
+                    self.set(th, *target, v);
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// A new object at `a`: apart from every object and global.
+    fn new_object(&mut self, who: Who, a: i128, kind: Address) -> Run<()> {
+        if a == 0 || (kind == Address::AllocationOrError && !in_heap(a)) {
+            return match kind {
+                Address::Allocation { may_fail: true } | Address::AllocationOrError => Ok(()),
+                _ => reject("an object that cannot be NULL is at address 0"),
+            };
+        }
+        let overlaps = self.objects.iter().any(|&(b, _, _)| (a - b).abs() < STRIDE)
+            || self.globals.iter().any(|&(g, size)| a < g + size && g < a + STRIDE);
+        if overlaps {
+            return reject("a new object overlaps one that exists");
+        }
+        self.objects.push((a, who, false));
+        Ok(())
+    }
+
+    fn accessed(&mut self, who: Who, site: Site, region: RegionId, address: i128, value: i128, access: AccessKind) {
+        if who == self.claim.who && site == self.claim.site && region == self.claim.region && access == AccessKind::Plain {
+            self.pending = Some(Pending { address, value, writes: self.writes.len() });
+        }
+    }
+
+    fn load(&mut self, who: Who, region: RegionId, a: i128) -> Run<i128> {
+        if self.private_regions.contains(&region) {
+            if let Some(v) = self.private.get(&(who, region, a)) {
+                return Ok(*v);
+            }
+            let name = format!("m0.{}.r{}", who.tag(), region.as_u32());
+            let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
+            return Ok(v);
+        }
+        if let Some(v) = self.memory.get(&(region, a)) {
+            return Ok(*v);
+        }
+        let name = format!("m0.r{}", region.as_u32());
+        let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
+        self.not_into_pair_object(v, "initial memory")?;
+        self.memory.insert((region, a), v);
+        Ok(v)
+    }
+
+    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) {
+        if self.private_regions.contains(&region) {
+            self.private.insert((who, region, a), v);
+            return;
+        }
+        self.memory.insert((region, a), v);
+        self.writes.push((who, region, a));
+    }
+
+    fn acquire(&mut self, who: Who, lock: LockId, mode: LockMode, _blocking: bool) -> Run<()> {
+        let held = self.locks.get(&lock).copied().unwrap_or(0);
+        let name = &self.program.locks[lock].name;
+        match mode {
+            LockMode::Exclusive if held != 0 => reject(format!("a thread takes {name}, which is held")),
+            LockMode::Shared if held > 0 => reject(format!("a thread takes {name} shared, which is held exclusively")),
+            LockMode::Exclusive => {
+                self.locks.insert(lock, who.holder());
+                Ok(())
+            }
+            LockMode::Shared => {
+                self.locks.insert(lock, held - 1);
+                Ok(())
+            }
+        }
+    }
+
+    fn release(&mut self, lock: LockId, mode: LockMode) {
+        let held = self.locks.get(&lock).copied().unwrap_or(0);
+        let value = match mode {
+            LockMode::Exclusive => 0,
+            LockMode::Shared if held < 0 => held + 1,
+            LockMode::Shared => held,
+        };
+        self.locks.insert(lock, value);
+    }
+
+    fn get(&self, th: &Thread, v: VarId) -> i128 {
+        let scope = self.program.variables[v].scope;
+        let map = if scope == Scope::Global { &th.globals } else { &th.frames.last().map(|f| &f.env).unwrap_or(&th.globals) };
+        map.get(&v).copied().unwrap_or(0)
+    }
+
+    fn set(&self, th: &mut Thread, v: VarId, value: i128) {
+        if self.program.variables[v].scope == Scope::Global {
+            th.globals.insert(v, value);
+        } else if let Some(f) = th.frames.last_mut() {
+            f.env.insert(v, value);
+        }
+    }
+
+    /// Evaluates an expression: constants folded in the bank, what stays
+    /// symbolic (an uninterpreted function of constants) from the model.
+    fn eval(&mut self, th: &Thread, e: &crate::ir::Expr) -> Run<i128> {
+        let mut values: HashMap<VarId, i128> = HashMap::new();
+        for v in e.variables() {
+            values.insert(v, self.get(th, v));
+        }
+        let program = self.program;
+        let leaves: HashMap<VarId, TermId> = values
+            .iter()
+            .map(|(&v, &x)| {
+                let t = match program.variables[v].sort {
+                    Sort::Bool => self.oracle.terms.bool(x != 0),
+                    Sort::Int => self.oracle.terms.int(x),
+                };
+                (v, t)
+            })
+            .collect();
+        let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);
+        match e.sort_of(program) {
+            Ok(Sort::Bool) => self.oracle.bool(t).map(i128::from).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
+            _ => self.oracle.int(t).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
+        }
+    }
+}
+
+fn at(span: Option<&crate::diagnostics::Span>) -> String {
+    match span {
+        Some(s) => format!(" at {}:{}", s.file.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), s.line),
+        None => String::new(),
+    }
+}
+
+fn start_name(program: &Program, start: &ThreadStart) -> String {
+    program.procedures[start.entry].name.clone()
+}

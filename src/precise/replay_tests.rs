@@ -1,0 +1,111 @@
+//! Tests of the witness replay and of memory separation, on small
+//! programs built by hand and searched as the precise phase searches.
+
+use super::exec::{Bounds, Exec};
+use super::memory::{Cell, Memory, Who};
+use super::replay::{Choice, Claim, Oracle, Outcome, replay};
+use super::yields::{Footprint, YieldMode, YieldPolicy};
+use crate::ir::{AccessKind, Address, Command, Expr, ProcId, Program, Region, RegionId, RegionKind, Sort};
+use crate::solver::{CheckResult, Solver, SolverOptions};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+const K: u32 = 2;
+
+/// `int (pointee)`, shared.
+fn program() -> (Program, RegionId) {
+    let mut program = Program::new();
+    let r = program.regions.push(Region { name: "int (pointee)".into(), element: Sort::Int, kind: RegionKind::Pointee, thread_private: false });
+    (program, r)
+}
+
+/// `void NAME(int p) { *p = value; }`, or with `allocate`,
+/// `q = alloc(); *q = value;` with an allocator that cannot fail (one
+/// that can would let both threads write NULL).
+fn writer(program: &mut Program, r: RegionId, name: &str, value: i128, allocate: bool) -> ProcId {
+    let mut b = crate::ir::ProcedureBuilder::new(program, name, None);
+    let p = b.add_param("p", Sort::Int);
+    let target = if allocate {
+        let q = b.add_local("q", Sort::Int, None);
+        b.push(Command::Havoc { vars: vec![q], span: None });
+        b.assume(Expr::gt(Expr::var(q), Expr::int(0)), None);
+        b.program().addresses.insert(q, Address::Allocation { may_fail: false });
+        q
+    } else {
+        p
+    };
+    b.push(Command::Store { region: r, address: Expr::var(target), value: Expr::int(value), access: AccessKind::Plain, span: None });
+    b.ret();
+    b.finish()
+}
+
+/// Runs the pair `a`, `b` and solves for a failing check of `r`: the
+/// outcome of the replay of the real witness, and of `doctor`'s version
+/// of it; `None` when no check can fail.
+fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(&mut super::replay::Trace, &mut Claim) + Send + Sync) -> Option<(Outcome, Outcome)> {
+    crate::solver::isolated(|| {
+        let private = BTreeSet::<Cell>::new();
+        let threads = [Footprint::of(program, a, &[]), Footprint::of(program, b, &[])];
+        let policy = YieldPolicy::new(YieldMode::All, BTreeSet::new(), false, threads);
+        let bounds = Bounds { k: K, unroll: 2, inline_depth: 4, max_commands: 10_000 };
+        let mut exec = Exec::new(program, Memory::new(K, private, true), policy, BTreeSet::from([r]), false, bounds);
+        exec.separate_globals();
+        exec.thread(Who::T1, a, &[], false);
+        exec.thread(Who::T2, b, &[], false);
+        let roots: Vec<_> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();
+        let consistency = exec.mem.consistency(&mut exec.t, &roots);
+        exec.constraints.extend(consistency.assumptions);
+        let Exec { t, constraints, checks, steps, mut trace, .. } = exec;
+        let mut solver = Solver::with_terms(SolverOptions::new(Duration::from_secs(10)), t);
+        let all = solver.terms_mut().and(&constraints);
+        solver.assert(all);
+        let fails: Vec<_> = checks.iter().map(|c| c.fail).collect();
+        let any = solver.terms_mut().or(&fails);
+        let CheckResult::Sat { model } = solver.check_assuming(&[any]) else { return None };
+        let c = checks.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true))?;
+        let mut claim = Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: false };
+        let real = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim.clone());
+        doctor(&mut trace, &mut claim);
+        let doctored = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim);
+        Some((real, doctored))
+    })
+}
+
+#[test]
+fn a_real_witness_replays_and_a_doctored_one_does_not() {
+    let (mut program, r) = program();
+    let a = writer(&mut program, r, "w1", 1, false);
+    let b = writer(&mut program, r, "w2", 2, false);
+    // The doctored witness claims the race at the other thread's write.
+    let (real, doctored) = search(&program, r, a, b, |_, claim| {
+        claim.who = if claim.who == Who::T1 { Who::T2 } else { Who::T1 };
+    })
+    .expect("two unprotected writes to one address race");
+    assert_eq!(real, Outcome::Reproduced);
+    assert!(matches!(doctored, Outcome::Rejected(_)), "{doctored:?}");
+}
+
+#[test]
+fn a_witness_without_its_interleaving_does_not_replay() {
+    let (mut program, r) = program();
+    let a = writer(&mut program, r, "w1", 1, false);
+    let b = writer(&mut program, r, "w2", 2, false);
+    // The doctored witness forgets every yield: the threads run one after
+    // the other, and nothing comes between an access and its check.
+    let (real, doctored) = search(&program, r, a, b, |trace, _| {
+        for choices in trace.choices.values_mut() {
+            choices.retain(|c| !matches!(c, Choice::Switch(_)));
+        }
+    })
+    .expect("two unprotected writes to one address race");
+    assert_eq!(real, Outcome::Reproduced);
+    assert!(matches!(doctored, Outcome::Rejected(_)), "{doctored:?}");
+}
+
+#[test]
+fn two_allocations_never_share_an_address() {
+    let (mut program, r) = program();
+    let a = writer(&mut program, r, "w1", 1, true);
+    let b = writer(&mut program, r, "w2", 2, true);
+    assert!(search(&program, r, a, b, |_, _| {}).is_none(), "each thread writes its own allocation");
+}

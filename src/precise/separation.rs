@@ -1,0 +1,119 @@
+//! Memory separation in the precise phase: distinct objects never overlap,
+//! and an object's fields lie inside it.
+//!
+//! # Algorithm
+//!
+//! The lowering gives every object's address as an integer with nothing
+//! keeping two objects apart: an allocator's result is `havoc r; assume r
+//! = 0 ∨ r > 0`, a local in memory is `havoc a; assume a > 0` on entry to
+//! its function, and a global's address is an uninterpreted constant
+//! `addr_NAME()`. Left so, a model may place two threads' copies of one
+//! local, or two allocations, or two globals at one address (or at
+//! addresses a field offset apart), and "confirm" a race between accesses
+//! to different objects. Here every object gets an address no other
+//! object shares, by a bump allocator over the integers:
+//!
+//! - the n-th object created in the expansion of a pair (an allocator's
+//!   result or a local's frame, [`crate::ir::Address`]; every call of a
+//!   function and each of the two threads creates its own) is at
+//!   `HEAP + n · STRIDE`, where `STRIDE` (2^40 bytes) exceeds any object a
+//!   kernel allocator returns or a stack holds, so its fields
+//!   (`base + offset`, offset below its size) lie inside it and apart
+//!   from every other object's; an allocator that may fail returns
+//!   either that address or NULL, by a fresh choice;
+//! - the globals are laid out one after the other from `GLOBALS`, each
+//!   at an address aligned to 64 bytes and past the previous one's size,
+//!   so distinct globals never overlap; a global of unknown size gets no
+//!   fixed address (and so no separation);
+//! - the pointer arguments the kernel passes to the pair's entry points
+//!   point to objects that existed before the pair started, so they are
+//!   below `HEAP`: they never point into an object the pair allocates.
+//!
+//! `HEAP` is 2^64, above every value of a C pointer, so no integer a
+//! driver computes from its arguments reaches it except through an
+//! object's address.
+//!
+//! # Soundness
+//!
+//! The kernel's allocators (mm/slub.c `kmalloc`, mm/vmalloc.c) return
+//! memory no live object uses; each call of a function gets its own stack
+//! frame (and each thread its own stack); the linker places distinct
+//! globals at distinct addresses. Fixing where objects are changes no
+//! execution except through comparisons of addresses with arbitrary
+//! values (an uninterpreted initial memory or a havocked result), which
+//! could already take any value: the set of executions only loses those
+//! where two distinct objects overlap, which no kernel execution has. So
+//! a `confirmed` witness gains a fact the kernel guarantees, and a
+//! `not-found` stays "within the bounds". Concrete addresses also make
+//! most address comparisons in the read chains constant, which shortens
+//! them. A value read from initial memory could still equal an address
+//! the pair allocates; the witness replay ([`super::replay`]) rejects a
+//! witness that uses one.
+
+use crate::ir::{Address, Expr, Program};
+use crate::solver::{TermBank, TermId};
+
+/// Where the objects created during the pair start: above every C
+/// pointer value.
+pub const HEAP: i128 = 1 << 64;
+/// The distance between two objects created during the pair.
+pub const STRIDE: i128 = 1 << 40;
+/// Where the globals are laid out.
+pub const GLOBALS: i128 = 1 << 56;
+
+/// The bump allocator of one pair's expansion.
+#[derive(Default)]
+pub struct Bump {
+    next: i128,
+}
+
+impl Bump {
+    /// The address of the next new object.
+    pub fn next(&mut self) -> i128 {
+        let a = HEAP + self.next * STRIDE;
+        self.next += 1;
+        a
+    }
+}
+
+/// What a havocked variable receives: the object kind, if it is an
+/// object's address.
+pub fn object(program: &Program, v: crate::ir::VarId) -> Option<Address> {
+    program.addresses.get(&v).copied()
+}
+
+/// The facts fixing every global of known size at its own address, laid
+/// out from [`GLOBALS`] in the order of their address functions.
+pub fn globals(t: &mut TermBank, program: &Program) -> Vec<TermId> {
+    let mut at = GLOBALS;
+    let mut facts = Vec::new();
+    for (&f, &size) in &program.global_sizes {
+        let address = crate::verify::solving::translate_with(t, program, &mut |_| unreachable!(), &Expr::Apply(f, Vec::new()));
+        let value = t.int(at);
+        facts.push(t.eq(address, value));
+        at += align(i128::from(size));
+    }
+    facts
+}
+
+/// The addresses of the globals, as [`globals`] lays them out: each
+/// global's base and size.
+pub fn global_layout(program: &Program) -> Vec<(i128, i128)> {
+    let mut at = GLOBALS;
+    let mut out = Vec::new();
+    for &size in program.global_sizes.values() {
+        out.push((at, i128::from(size)));
+        at += align(i128::from(size));
+    }
+    out
+}
+
+fn align(size: i128) -> i128 {
+    (size.max(1) + 63) / 64 * 64
+}
+
+/// Whether an integer is in the range of the objects created during the
+/// pair.
+pub fn in_heap(value: i128) -> bool {
+    value >= HEAP
+}
