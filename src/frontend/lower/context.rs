@@ -47,6 +47,9 @@ pub struct Shared<'m> {
     /// Specialised procedures declared but not yet lowered: (USR of the
     /// function, procedure, lock binding).
     pub pending: Vec<(String, ProcId, Vec<(usize, super::locks::LockIdentity)>)>,
+    /// Every entry point's function with the kinds of all its
+    /// registrations (for the callbacks a registration makes live).
+    pub entry_kinds: Vec<(String, Vec<crate::models::EntryKind>)>,
     /// Warnings so far.
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
@@ -67,6 +70,7 @@ impl<'m> Shared<'m> {
             texts: HashMap::new(),
             field_targets: HashMap::new(),
             pending: Vec::new(),
+            entry_kinds: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
         }
