@@ -13,13 +13,23 @@
 //!   was read or written, plainly or atomically;
 //! - `SITE[R]` (integer): the access site that last hit it, per read and
 //!   write, for the race report;
-//! - `LIVE`: the device's callbacks can run. It starts true for every
-//!   entry point but init (module init, probe), where it starts false until
-//!   init makes callbacks live (`live` commands: registration calls, and any
-//!   call the lowering cannot see into). Accesses made while it is false
-//!   are not recorded, since no callback of the device can run yet, so the
-//!   part of init after a registration is what pairs with the callbacks
-//!   ("registered before initialised" races).
+//! - `LIVE`: the other entry point of the pair can run. It starts true for
+//!   every entry point but init (module init, probe), where it starts false
+//!   until init makes that entry point live. Accesses made while it is
+//!   false are not recorded, since the other entry point cannot run yet, so
+//!   the part of init after the registration that makes a callback live is
+//!   what pairs with that callback ("registered before initialised" races).
+//! - `PARTNER` (integer, never assigned): the index of the other entry point
+//!   of the pair, fixed by the pair check. A `live` command with target set
+//!   T (the callbacks the kernel models say the call makes live,
+//!   [`crate::ir::Command::MakeLive`]) becomes `LIVE := LIVE || PARTNER ∈
+//!   T*`, where T* closes T under "a live callback may itself make others
+//!   live" (the targets of every `live` command the callbacks of T* reach);
+//!   a `live` command without targets (any call the lowering cannot see
+//!   into, an unresolved function pointer, a registration the models do not
+//!   narrow) makes every callback live: `LIVE := true`. One instrumented
+//!   procedure and one Houdini summary serve every partner: the summaries
+//!   are formulas over `PARTNER` ([`crate::vcgen::contracts`]).
 //!
 //! The ghost state belongs to "the entry point running": a pair check
 //! encodes the two entry points' bodies separately, each from its own
@@ -103,8 +113,10 @@ pub struct Ghost {
     pub site_read: BTreeMap<RegionId, VarId>,
     /// The last write site hitting it.
     pub site_write: BTreeMap<RegionId, VarId>,
-    /// Whether the device's callbacks can run.
+    /// Whether the other entry point of the pair can run.
     pub live: VarId,
+    /// The index of the other entry point of the pair.
+    pub partner: VarId,
 }
 
 impl Ghost {
@@ -180,6 +192,105 @@ pub struct LocksetProgram {
     pub watched: BTreeMap<RegionId, VarId>,
     /// Access sites by number.
     pub sites: Vec<AccessSite>,
+    /// For every instrumented procedure, the entry points (indices into
+    /// `entries`) that running it may make live, closed under callbacks
+    /// making others live; `None`: any. A procedure that makes nothing
+    /// live is absent.
+    pub live_within: std::collections::HashMap<ProcId, LiveSet>,
+}
+
+/// A set of entry points made live (indices into
+/// [`LocksetProgram::entries`]); `None`: all of them.
+pub type LiveSet = Option<BTreeSet<usize>>;
+
+/// `a := a ∪ b`.
+fn join(a: &mut LiveSet, b: &LiveSet) {
+    match (a.as_mut(), b) {
+        (Some(x), Some(y)) => x.extend(y.iter().copied()),
+        (Some(_), None) => *a = None,
+        (None, _) => {}
+    }
+}
+
+/// The entry points made live per procedure: the direct targets of its
+/// own `live` commands, the closure of a target set, and the set a
+/// procedure and its callees may make live.
+struct Liveness {
+    /// Per procedure, the union of the (unclosed) targets of its commands.
+    direct: std::collections::HashMap<ProcId, LiveSet>,
+    /// Per entry point, what its body (callees included) makes live.
+    per_entry: Vec<LiveSet>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl Liveness {
+    fn new(lowered: &Program, entries: &[InstrumentedEntry]) -> Liveness {
+        let index: std::collections::HashMap<String, usize> = entries.iter().enumerate().map(|(i, e)| (e.name.clone(), i)).collect();
+        let mut direct = std::collections::HashMap::new();
+        for (p, procedure) in lowered.procedures.iter() {
+            let mut set: LiveSet = Some(BTreeSet::new());
+            let mut any = false;
+            for (_, block) in procedure.blocks.iter() {
+                for c in &block.commands {
+                    if let Command::MakeLive { targets, .. } = c {
+                        any = true;
+                        join(&mut set, &targets_of(&index, targets));
+                    }
+                }
+            }
+            if any {
+                direct.insert(p, set);
+            }
+        }
+        let mut this = Liveness { direct, per_entry: Vec::new(), index };
+        this.per_entry = entries.iter().map(|e| this.reached(&e.procedures)).collect();
+        this
+    }
+
+    /// The union of the direct targets of `procs` (unclosed).
+    fn reached(&self, procs: &[ProcId]) -> LiveSet {
+        let mut set = Some(BTreeSet::new());
+        for p in procs {
+            if let Some(d) = self.direct.get(p) {
+                join(&mut set, d);
+            }
+        }
+        set
+    }
+
+    /// `set` closed under "a live entry point makes what its body makes
+    /// live".
+    fn close(&self, set: &LiveSet) -> LiveSet {
+        let mut out = set.clone();
+        let mut todo: Vec<usize> = set.iter().flatten().copied().collect();
+        let mut done = BTreeSet::new();
+        while let Some(e) = todo.pop() {
+            if !done.insert(e) {
+                continue;
+            }
+            let reach = &self.per_entry[e];
+            join(&mut out, reach);
+            match &out {
+                None => return None,
+                Some(_) => todo.extend(reach.iter().flatten().copied()),
+            }
+        }
+        out
+    }
+}
+
+/// The entry points a `live` command names (those that are entry points
+/// of this program; `None`: all).
+fn targets_of(index: &std::collections::HashMap<String, usize>, targets: &Option<Vec<String>>) -> LiveSet {
+    targets.as_ref().map(|t| t.iter().filter_map(|f| index.get(f).copied()).collect())
+}
+
+/// `PARTNER ∈ set`, for a non-empty finite set (`true` for all).
+pub fn partner_in(partner: Expr, set: &LiveSet) -> Expr {
+    match set {
+        None => Expr::bool(true),
+        Some(s) => Expr::or_all(s.iter().map(|i| Expr::eq(partner.clone(), Expr::int(*i as i128))).collect()),
+    }
 }
 
 /// Instruments a lowered program for every entry point; `held[i]` are the
@@ -208,13 +319,21 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
     let locks_at = crate::analyses::held::locks_at_accesses(lowered, &roots);
     let ghost = declare_ghost(&mut program, lowered, &regions, &locks_at);
     let reached: BTreeSet<ProcId> = entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
-    let mut cx = Context { ghost: &ghost, watched: &watched, regions: &regions, sites: Vec::new() };
+    let liveness = Liveness::new(lowered, &entries);
+    let mut live_within = std::collections::HashMap::new();
+    for &p in &reached {
+        let set = liveness.close(&liveness.reached(&lowered.reachable(p)));
+        if set.as_ref().is_none_or(|s| !s.is_empty()) {
+            live_within.insert(p, set);
+        }
+    }
+    let mut cx = Context { ghost: &ghost, watched: &watched, regions: &regions, sites: Vec::new(), liveness: &liveness };
     for p in reached {
         instrument_procedure(&mut cx, &mut program, lowered, p);
     }
     let sites = cx.sites;
     let region_of = ghost.region_vars().map(|(r, v)| (v, r)).collect();
-    LocksetProgram { program, ghost, region_of, entries, watched, sites }
+    LocksetProgram { program, ghost, region_of, entries, watched, sites, live_within }
 }
 
 /// What instrumenting a command needs.
@@ -223,6 +342,7 @@ struct Context<'a> {
     watched: &'a BTreeMap<RegionId, VarId>,
     regions: &'a BTreeSet<RegionId>,
     sites: Vec<AccessSite>,
+    liveness: &'a Liveness,
 }
 
 /// The shared regions some procedure of `procs` accesses, and the
@@ -271,6 +391,7 @@ fn declare_ghost(
         site_read: BTreeMap::new(),
         site_write: BTreeMap::new(),
         live: program.add_ghost_global("LIVE", Sort::Bool),
+        partner: program.add_ghost_global("PARTNER", Sort::Int),
     };
     for (l, lock) in lowered.locks.iter() {
         ghost.cls.insert(l, program.add_ghost_global(format!("CLS_l{}", l.as_u32()), Sort::Bool));
@@ -395,8 +516,12 @@ fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out
         Command::Assign { .. } | Command::Assume { .. } | Command::Assert { .. } | Command::Havoc { .. } | Command::Call { .. } => {
             out.push(c.clone());
         }
-        Command::MakeLive { span, .. } => {
-            out.push(Command::Assign { target: ghost.live, value: Expr::bool(true), span: span.clone() });
+        Command::MakeLive { targets, span, .. } => {
+            let set = cx.liveness.close(&targets_of(&cx.liveness.index, targets));
+            if set.as_ref().is_none_or(|s| !s.is_empty()) {
+                let value = Expr::or(Expr::var(ghost.live), partner_in(Expr::var(ghost.partner), &set));
+                out.push(Command::Assign { target: ghost.live, value, span: span.clone() });
+            }
         }
         // Recorded, and protecting nothing: no ghost effect.
         Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } | Command::Approximation { .. } => {}

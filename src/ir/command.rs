@@ -284,6 +284,10 @@ pub enum Command {
     MakeLive {
         /// The registration function (or the unknown callee).
         function: String,
+        /// The entry points (C function names) it makes live directly, as
+        /// the kernel models say (`kernel-models/entry-points/liveness.xml`);
+        /// `None`: any callback of the driver.
+        targets: Option<Vec<String>>,
         /// The C source.
         span: Option<Span>,
     },

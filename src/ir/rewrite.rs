@@ -64,7 +64,9 @@ impl Command {
             Command::Unlock { lock, mode, span } => Command::Unlock { lock: *lock, mode: *mode, span: span.clone() },
             Command::LockUnknown { reason, span } => Command::LockUnknown { reason: reason.clone(), span: span.clone() },
             Command::InterruptControl { op, span } => Command::InterruptControl { op: *op, span: span.clone() },
-            Command::MakeLive { function, span } => Command::MakeLive { function: function.clone(), span: span.clone() },
+            Command::MakeLive { function, targets, span } => {
+                Command::MakeLive { function: function.clone(), targets: targets.clone(), span: span.clone() }
+            }
             Command::GhostAccess { region, address, write, entry_point, span } => Command::GhostAccess {
                 region: *region,
                 address: address.map_vars(vars),

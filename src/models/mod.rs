@@ -56,8 +56,13 @@ pub struct KernelModels {
     /// with the reason they are not driver callbacks.
     pub internal_callbacks: HashMap<String, String>,
     /// Functions that make the driver's callbacks live (registration of a
-    /// device, an IRQ, a timer, …), with the reason.
-    pub makes_live: HashMap<String, String>,
+    /// device, an IRQ, a timer, …): which ones, with the reason.
+    pub makes_live: HashMap<String, MakesLive>,
+    /// Kernel functions without a memory model that make no driver
+    /// callback live (they register nothing another thread can call), with
+    /// the reason: a call to one is still an external call, but not a
+    /// registration.
+    pub makes_nothing_live: HashMap<String, String>,
     /// Lock object types by structure tag (or typedef name, for a typedef
     /// of an anonymous structure: `rwlock_t`).
     pub lock_types: HashMap<String, LockType>,
@@ -126,6 +131,8 @@ struct FileXml {
     makes_live: Vec<MakesLiveXml>,
     #[serde(rename = "object-lifetime", default)]
     lifetimes: Vec<lifetimes::LifetimeXml>,
+    #[serde(rename = "makes-nothing-live", default)]
+    makes_nothing_live: Vec<MakesNothingLiveXml>,
 }
 
 #[derive(serde::Deserialize)]
@@ -133,8 +140,57 @@ struct FileXml {
 struct MakesLiveXml {
     #[serde(rename = "@function")]
     function: String,
+    #[serde(rename = "@makes", default)]
+    makes: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MakesNothingLiveXml {
+    #[serde(rename = "@function")]
+    function: String,
+    #[serde(rename = "@reason")]
+    reason: String,
+}
+
+/// Which callbacks a call to a `makes-live` function makes live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Makes {
+    /// Any callback of the driver (`makes="all"`, the default).
+    All,
+    /// The callbacks passed in the arguments its `registration` model
+    /// names (`makes="args"`); any callback when an argument is not a
+    /// function the lowering can name.
+    Args,
+    /// Every entry point with a registration of one of these kinds
+    /// (`makes="kinds:timer"`, kinds separated by `,`).
+    Kinds(Vec<EntryKind>),
+}
+
+/// A function that makes callbacks live.
+#[derive(Clone, Debug)]
+pub struct MakesLive {
+    /// Which callbacks.
+    pub makes: Makes,
+    /// Why (the 6.12 mechanism).
+    pub reason: String,
+}
+
+fn makes(function: &str, text: Option<&str>) -> Result<Makes, String> {
+    match text {
+        None | Some("all") => Ok(Makes::All),
+        Some("args") => Ok(Makes::Args),
+        Some(t) => match t.strip_prefix("kinds:") {
+            Some(list) => list
+                .split(',')
+                .map(|k| EntryKind::parse(k.trim()).ok_or_else(|| format!("makes-live `{function}`: unknown kind `{k}`")))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Makes::Kinds),
+            None => Err(format!("makes-live `{function}`: `makes` must be all, args or kinds:K,K (got `{t}`)")),
+        },
+    }
 }
 
 /// Inserts `item` under `name`, refusing a name already defined.
@@ -198,6 +254,19 @@ impl KernelModels {
             serialisation::check_against(rule, &models.ops_structs, &models.registrations)
                 .map_err(|message| ModelError { file: path.clone(), message })?;
         }
+        // `makes="args"` reads the callbacks from the registration model.
+        let mut args: Vec<&String> =
+            models.makes_live.iter().filter(|(f, m)| m.makes == Makes::Args && !models.registrations.contains_key(*f)).map(|(f, _)| f).collect();
+        args.sort();
+        if let (Some(f), Some((path, _))) = (args.first(), files.first()) {
+            return Err(ModelError { file: path.clone(), message: format!("makes-live `{f}` has makes=\"args\" but no registration model") });
+        }
+        for f in models.makes_nothing_live.keys() {
+            if models.makes_live.contains_key(f) || models.functions.contains_key(f) {
+                let path = files.first().map(|(p, _)| p.clone()).unwrap_or_default();
+                return Err(ModelError { file: path, message: format!("makes-nothing-live `{f}` is also a makes-live or modelled function") });
+            }
+        }
         Ok(models)
     }
 
@@ -217,7 +286,11 @@ impl KernelModels {
             insert(&mut self.module_hooks, "module-hook", h.function.clone(), h)?;
         }
         for m in xml.makes_live {
-            insert(&mut self.makes_live, "makes-live", m.function, m.reason)?;
+            let makes = makes(&m.function, m.makes.as_deref())?;
+            insert(&mut self.makes_live, "makes-live", m.function, MakesLive { makes, reason: m.reason })?;
+        }
+        for m in xml.makes_nothing_live {
+            insert(&mut self.makes_nothing_live, "makes-nothing-live", m.function, m.reason)?;
         }
         for i in xml.internal_callbacks {
             let (function, reason) = entry_points::internal_callback(i);

@@ -13,6 +13,14 @@
 //! lock). Loop heads get the same shapes relative to the procedure's entry.
 //! Houdini ([`super::houdini`]) keeps the ones it proves.
 //!
+//! Liveness is per pair (`PARTNER`, [`crate::instrument::lockset`]), so
+//! its candidates are formulas over `PARTNER`, with `in_p` = `PARTNER` is
+//! among the entry points procedure p may make live
+//! ([`LocksetProgram::live_within`]): `LIVE ==> old(LIVE) || in_p` (what p
+//! makes live, at most), and, for access state, `old(LIVE) || in_p ||
+//! v == old(v)` (p records nothing for a partner that is not live on entry
+//! and that p cannot make live).
+//!
 //! # Facts by construction
 //!
 //! Locksets only shrink and access flags only grow (the instrumentation
@@ -34,15 +42,27 @@ pub enum Shape {
     /// `old(held) ==> v == old(v)`.
     UnchangedWhenHeld(VarId, VarId),
     /// `old(live) || v == old(v)`: an init entry point's code changes no
-    /// access state before it makes callbacks live.
+    /// access state before it makes the partner live.
     UnchangedUnlessLive(VarId, VarId),
+    /// `old(live) || in_p || v == old(v)`: nor for a partner that is not
+    /// live on entry and that the procedure cannot make live (only where
+    /// `in_p` is neither false nor true).
+    UnchangedUnlessMadeLive(VarId, VarId),
+    /// `live ==> old(live) || in_p`: the procedure makes no partner live
+    /// but those it may.
+    LiveWithin(VarId),
 }
 
 impl Shape {
     /// The variable the candidate constrains (the others are read only).
     pub fn subject(self) -> VarId {
         match self {
-            Shape::Unchanged(v) | Shape::Equals(v, _) | Shape::UnchangedWhenHeld(_, v) | Shape::UnchangedUnlessLive(_, v) => v,
+            Shape::Unchanged(v)
+            | Shape::Equals(v, _)
+            | Shape::UnchangedWhenHeld(_, v)
+            | Shape::UnchangedUnlessLive(_, v)
+            | Shape::UnchangedUnlessMadeLive(_, v)
+            | Shape::LiveWithin(v) => v,
         }
     }
 }
@@ -88,6 +108,9 @@ pub struct Summaries {
     monotone: HashMap<VarId, Monotone>,
     sites: HashMap<ProcId, Vec<(VarId, Vec<usize>)>>,
     empty: BTreeSet<VarId>,
+    /// `PARTNER`, and the entry points each procedure may make live.
+    partner: Option<VarId>,
+    live_within: HashMap<ProcId, crate::instrument::lockset::LiveSet>,
 }
 
 impl Summaries {
@@ -136,6 +159,20 @@ impl Summaries {
         self.sites.get(&p).map(|v| v.as_slice()).unwrap_or(&[])
     }
 
+    /// `in_p` of procedure p over the given `PARTNER` term: `PARTNER` is
+    /// among the entry points p may make live.
+    pub fn partner_made_live(&self, p: ProcId, partner: Expr) -> Expr {
+        match self.live_within.get(&p) {
+            None => Expr::bool(false),
+            Some(set) => crate::instrument::lockset::partner_in(partner, set),
+        }
+    }
+
+    /// `PARTNER`.
+    pub fn partner(&self) -> Option<VarId> {
+        self.partner
+    }
+
     /// The procedures whose VC mentions candidate `i`: its own, and, for a
     /// postcondition, its callers.
     pub fn dependents(&self, i: usize, callers: &HashMap<ProcId, BTreeSet<ProcId>>) -> BTreeSet<ProcId> {
@@ -152,7 +189,7 @@ impl Summaries {
 pub fn build(lp: &LocksetProgram) -> Summaries {
     let program = &lp.program;
     let g = &lp.ghost;
-    let mut s = Summaries::default();
+    let mut s = Summaries { partner: Some(g.partner), live_within: lp.live_within.clone(), ..Summaries::default() };
     for v in g.ls.values().chain(g.lsx.values()) {
         s.monotone.insert(*v, Monotone::Shrinks);
     }
@@ -175,7 +212,10 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
     compute_modifies(program, lp, &procedures, &mut s);
     let kinds = ghost_kinds(lp);
     for &p in &procedures {
-        generate_candidates(program, &kinds, p, called.contains(&p), under_init.contains(&p), lp.ghost.live, &mut s);
+        // `in_p` matters where it is neither false nor true.
+        let bounded = s.live_within.get(&p).is_some_and(|set| set.is_some());
+        let init = under_init.contains(&p).then_some(bounded);
+        generate_candidates(program, &kinds, p, called.contains(&p), init, lp.ghost.live, &mut s);
     }
     s.alive = vec![true; s.candidates.len()];
     s
@@ -274,7 +314,7 @@ fn ghost_kinds(lp: &LocksetProgram) -> HashMap<VarId, GhostKind> {
     kinds
 }
 
-fn shapes_for(kinds: &HashMap<VarId, GhostKind>, v: VarId, live: Option<VarId>) -> Vec<Shape> {
+fn shapes_for(kinds: &HashMap<VarId, GhostKind>, v: VarId, live: Option<(VarId, bool)>) -> Vec<Shape> {
     // Site variables get none: they are constrained by facts.
     let Some(kind) = kinds.get(&v) else { return Vec::new() };
     let mut shapes = match kind {
@@ -282,8 +322,15 @@ fn shapes_for(kinds: &HashMap<VarId, GhostKind>, v: VarId, live: Option<VarId>) 
         GhostKind::Lockset(held) => vec![Shape::Unchanged(v), Shape::UnchangedWhenHeld(*held, v)],
         GhostKind::Flag => vec![Shape::Unchanged(v)],
     };
-    if let (Some(live), GhostKind::Lockset(_) | GhostKind::Flag) = (live, kind) {
-        shapes.push(Shape::UnchangedUnlessLive(live, v));
+    match (live, kind) {
+        (Some((live, bounded)), GhostKind::Lockset(_) | GhostKind::Flag) => {
+            shapes.push(Shape::UnchangedUnlessLive(live, v));
+            if bounded {
+                shapes.push(Shape::UnchangedUnlessMadeLive(live, v));
+            }
+        }
+        (Some((live, true)), GhostKind::State) if live == v => shapes.push(Shape::LiveWithin(v)),
+        _ => {}
     }
     shapes
 }
@@ -296,7 +343,7 @@ fn generate_candidates(
     kinds: &HashMap<VarId, GhostKind>,
     p: ProcId,
     called: bool,
-    under_init: bool,
+    under_init: Option<bool>,
     live: VarId,
     s: &mut Summaries,
 ) {
@@ -310,7 +357,7 @@ fn generate_candidates(
         let ghosts: Vec<VarId> = vars.iter().filter(|v| program.variables[**v].ghost).copied().collect();
         places.push((At::Loop(*head), ghosts));
     }
-    let live = under_init.then_some(live);
+    let live = under_init.map(|bounded| (live, bounded));
     for (at, vars) in places {
         for v in vars {
             for shape in shapes_for(kinds, v, live) {

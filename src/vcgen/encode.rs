@@ -172,8 +172,10 @@ impl<'a> Encoder<'a> {
     fn is_sliced(&self, c: &Candidate) -> bool {
         use super::contracts::Shape;
         match c.shape {
-            Shape::Unchanged(v) | Shape::Equals(v, _) => self.is_dropped(v),
-            Shape::UnchangedWhenHeld(a, v) | Shape::UnchangedUnlessLive(a, v) => self.is_dropped(a) || self.is_dropped(v),
+            Shape::Unchanged(v) | Shape::Equals(v, _) | Shape::LiveWithin(v) => self.is_dropped(v),
+            Shape::UnchangedWhenHeld(a, v) | Shape::UnchangedUnlessLive(a, v) | Shape::UnchangedUnlessMadeLive(a, v) => {
+                self.is_dropped(a) || self.is_dropped(v)
+            }
         }
     }
 
@@ -505,9 +507,29 @@ impl<'a> Encoder<'a> {
         r
     }
 
+    /// `in_p` of procedure p: `PARTNER` (never assigned, so its current
+    /// incarnation is its value throughout) is among the entry points p may
+    /// make live.
+    fn partner_made_live(&mut self, p: ProcId, now: &mut Env) -> Expr {
+        let summaries = self.summaries;
+        match summaries.partner() {
+            Some(partner) => {
+                let term = Expr::var(self.current(now, partner));
+                summaries.partner_made_live(p, term)
+            }
+            None => Expr::bool(false),
+        }
+    }
+
     /// A candidate's formula with `old` the incarnations at the start of
     /// the procedure (or before the call) and `now` the current ones.
     pub fn candidate_formula(&mut self, c: &Candidate, now: &mut Env, old: &Env) -> Expr {
+        let made = match c.shape {
+            super::contracts::Shape::UnchangedUnlessMadeLive(..) | super::contracts::Shape::LiveWithin(_) => {
+                self.partner_made_live(c.procedure, now)
+            }
+            _ => Expr::bool(false),
+        };
         let mut now_of = |this: &mut Self, v: VarId| Expr::var(this.current(now, v));
         let old_of = |this: &mut Self, v: VarId| match old.get(&v) {
             Some(s) => Expr::var(*s),
@@ -536,6 +558,15 @@ impl<'a> Encoder<'a> {
                 let l = old_of(self, live);
                 let (n, o) = (now_of(self, v), old_of(self, v));
                 Expr::or(l, Expr::eq(n, o))
+            }
+            super::contracts::Shape::UnchangedUnlessMadeLive(live, v) => {
+                let l = old_of(self, live);
+                let (n, o) = (now_of(self, v), old_of(self, v));
+                Expr::or_all(vec![l, made, Expr::eq(n, o)])
+            }
+            super::contracts::Shape::LiveWithin(live) => {
+                let (n, o) = (now_of(self, live), old_of(self, live));
+                Expr::implies(n, Expr::or(o, made))
             }
         }
     }

@@ -11,6 +11,11 @@
 //! unsatisfiable failure proves R race-free for the pair at every address,
 //! because the watched address `W_R` is unconstrained.
 //!
+//! Each body runs with `PARTNER` the index of the other entry point, so an
+//! init entry point records only the accesses it makes once a registration
+//! that makes the other entry point live may have run
+//! ([`crate::instrument::lockset`]).
+//!
 //! Each body is encoded from its own start, not one after the other, so
 //! that a body that never returns on some path cannot hide the other's
 //! accesses; a body with no returning path at all is reported by the
@@ -63,7 +68,7 @@ pub fn encode_pair(
     // of each run, constrained apart once both exist.
     let distinct = crate::analyses::objects::distinct_params(&lp.program, first, second);
     let mut starts: [Vec<VarId>; 2] = [Vec::new(), Vec::new()];
-    let runs = [(0, first, held[0]), (1, second, held[1])].map(|(side, i, held)| {
+    let runs = [(0, first, held[0], second), (1, second, held[1], first)].map(|(side, i, held, other)| {
         let entry = &lp.entries[i];
         let mut env = shared.clone();
         let params = &lp.program.procedures[entry.procedure].params;
@@ -83,6 +88,9 @@ pub fn encode_pair(
             let s = enc.current(&mut env, v);
             enc.vc.constraints.push(Expr::eq(Expr::var(s), value));
         }
+        // Liveness is per pair: the partner is the other entry point.
+        let partner = enc.current(&mut env, lp.ghost.partner);
+        enc.vc.constraints.push(Expr::eq(Expr::var(partner), Expr::int(other as i128)));
         let end = enc.encode_body(entry.procedure, env, Expr::bool(true), false);
         EntryRun { end }
     });

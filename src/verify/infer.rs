@@ -59,7 +59,7 @@ fn procedure_vc(lp: &LocksetProgram, summaries: &Summaries, p: ProcId, slice: &S
     let mut enc = Encoder::sliced(&lp.program, summaries, slice.clone());
     let mut env = Env::new();
     let g = &lp.ghost;
-    let state = g.cls.values().chain(g.clx.values()).chain([&g.live]);
+    let state = g.cls.values().chain(g.clx.values()).chain([&g.live, &g.partner]);
     let watched = slice.keep.iter().filter_map(|r| lp.watched.get(r));
     for v in summaries.modifies(p).iter().chain(state).chain(watched) {
         if !enc.is_dropped(*v) {

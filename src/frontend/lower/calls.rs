@@ -31,7 +31,7 @@ use super::locks::LockIdentity;
 use super::place::{Object, Owner, Place};
 use crate::frontend::clang::{Cursor, CursorKind, UnaryOperator};
 use crate::ir::{AccessKind, ApproxKind, Command, Expr, IrqOp, LockKind, LockMode, ProcId, Program, Sort};
-use crate::models::{AtomicAccess, Extent, Failure, LockOp, LockRef, LockResult, ReturnModel, Success};
+use crate::models::{AtomicAccess, Extent, Failure, LockOp, LockRef, LockResult, Makes, ReturnModel, Success};
 
 /// Declares the procedure of a function: parameters and return, no body.
 pub fn declare_procedure(program: &mut Program, shared: &mut Shared<'_>, function: Cursor<'_>) -> ProcId {
@@ -91,10 +91,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         if models.makes_live.contains_key(&name) {
             let span = Some(self.span(c));
-            // An external call makes callbacks live by itself.
-            let Some(model) = models.functions.get(&name) else { return self.external_call(c, &name, &args) };
-            let value = self.modelled_call(c, model, &args);
-            self.b.push(Command::MakeLive { function: name, span });
+            let targets = self.live_targets(&name, &args);
+            let value = match models.functions.get(&name) {
+                Some(model) => self.modelled_call(c, model, &args),
+                None => self.unknown_call(c, &name, &args),
+            };
+            if !self.b.is_terminated() {
+                self.b.push(Command::MakeLive { function: name, targets, span });
+            }
             return value;
         }
         if let Some(model) = models.functions.get(&name) {
@@ -144,17 +148,48 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     fn external_call(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Expr {
+        let value = self.unknown_call(c, name, args);
+        // It may register callbacks with the kernel, unless the models say
+        // it registers nothing.
+        if !self.b.is_terminated() && !self.s.models.makes_nothing_live.contains_key(name) {
+            let span = Some(self.span(c));
+            self.b.push(Command::MakeLive { function: name.to_string(), targets: None, span });
+        }
+        value
+    }
+
+    /// A call to a function with neither body nor model: its arguments are
+    /// evaluated and its result is arbitrary (`approx {external-call}`).
+    fn unknown_call(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Expr {
         // It may keep any argument.
         let values = self.evaluate_all(args);
         self.s.privacy.kept.extend(values);
         self.s.stats.external_functions.insert(name.to_string());
         self.approx(ApproxKind::ExternalCall, name.to_string(), Some(c));
-        // It may register callbacks with the kernel.
-        if !self.b.is_terminated() {
-            let span = Some(self.span(c));
-            self.b.push(Command::MakeLive { function: name.to_string(), span });
-        }
         Expr::var(self.havoc())
+    }
+
+    /// The entry points a call to the `makes-live` function `name` makes
+    /// live directly, as its model says; `None`: any callback.
+    fn live_targets(&self, name: &str, args: &[Cursor<'t>]) -> Option<Vec<String>> {
+        let models = self.s.models;
+        let mut out = match &models.makes_live.get(name)?.makes {
+            Makes::All => return None,
+            Makes::Args => {
+                let registration = models.registrations.get(name)?;
+                let mut out = Vec::new();
+                for rule in &registration.arguments {
+                    out.extend(callback_names(*args.get(rule.index)?)?);
+                }
+                out
+            }
+            Makes::Kinds(kinds) => {
+                self.s.entry_kinds.iter().filter(|(_, ks)| ks.iter().any(|k| kinds.contains(k))).map(|(f, _)| f.clone()).collect()
+            }
+        };
+        out.sort();
+        out.dedup();
+        Some(out)
     }
 
     /// A call through a function pointer.
@@ -182,7 +217,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
             self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
             let span = Some(self.span(c));
-            self.b.push(Command::MakeLive { function: what, span });
+            self.b.push(Command::MakeLive { function: what, targets: None, span });
             return Expr::var(self.havoc());
         }
         self.s.stats.indirect_calls_resolved += 1;
@@ -803,4 +838,30 @@ pub fn collect_field_targets<'t>(root: Cursor<'t>, main_id: crate::frontend::cla
         true
     });
     out
+}
+
+/// The functions a callback argument names: a function designator (`f`,
+/// `&f`), either arm of a conditional, or none for a null pointer
+/// constant; `None` when the value is anything else (a variable, a
+/// parameter, a call), whose function the lowering cannot name.
+fn callback_names(c: Cursor<'_>) -> Option<Vec<String>> {
+    match c.kind() {
+        CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => {
+            callback_names(*c.children().last()?)
+        }
+        CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::AddrOf => callback_names(*c.children().last()?),
+        CursorKind::DeclRefExpr => c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl).map(|f| vec![f.spelling()]),
+        CursorKind::ConditionalOperator => {
+            let children = c.children();
+            let [_, then, otherwise] = children.as_slice() else { return None };
+            let mut out = callback_names(*then)?;
+            out.extend(callback_names(*otherwise)?);
+            Some(out)
+        }
+        CursorKind::IntegerLiteral => {
+            use crate::frontend::clang::EvalValue;
+            matches!(c.evaluate(), Some(EvalValue::Int(0) | EvalValue::UnsignedInt(0))).then(Vec::new)
+        }
+        _ => None,
+    }
 }

@@ -49,6 +49,9 @@ pub struct Shared<'m> {
     pub pending: Vec<(String, ProcId, Vec<(usize, super::locks::LockIdentity)>)>,
     /// The bit locks met and the writes that could clear them.
     pub bit_locks: super::bitlocks::BitLockLog,
+    /// Every entry point's function with the kinds of all its
+    /// registrations (for the callbacks a registration makes live).
+    pub entry_kinds: Vec<(String, Vec<crate::models::EntryKind>)>,
     /// Warnings so far.
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
@@ -72,6 +75,7 @@ impl<'m> Shared<'m> {
             field_targets: HashMap::new(),
             pending: Vec::new(),
             bit_locks: super::bitlocks::BitLockLog::default(),
+            entry_kinds: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
             privacy: Default::default(),

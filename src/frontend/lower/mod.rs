@@ -111,6 +111,8 @@ pub fn lower_from<'t>(
     };
     let mut program = Program::new();
     let mut shared = Shared::new(models, main_file);
+    shared.entry_kinds =
+        entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     if let Some(main_id) = main_id {
         shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
     }

@@ -149,7 +149,8 @@ impl Writer<'_> {
             Command::Unlock { lock, mode, .. } => write!(out, "unlock{} {lock}", mode_suffix(*mode))?,
             Command::LockUnknown { reason, .. } => write!(out, "lock ? {reason:?}")?,
             Command::InterruptControl { op, .. } => write!(out, "control {}", op.as_str())?,
-            Command::MakeLive { function, .. } => write!(out, "live {function:?}")?,
+            Command::MakeLive { function, targets: None, .. } => write!(out, "live {function:?}")?,
+            Command::MakeLive { function, targets: Some(targets), .. } => write!(out, "live {function:?} {{{}}}", targets.join(", "))?,
             Command::GhostAccess { region, address, write, entry_point, .. } => {
                 write!(out, "ghost.{} {region}[", if *write { "write" } else { "read" })?;
                 self.expr(out, address, ITE)?;

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * initorder_fixed.c - light barrier with an interrupt per crossing.
+ *
+ * Fixed twin of initorder_race.c (case: initialised after an unrelated
+ * registration). probe() queues the calibration work (which makes the work
+ * item live, and only it), then writes the gain, then requests the
+ * interrupt whose handler reads the gain. The gain is written after a
+ * registration, but not after the one that makes its reader live: proving
+ * it needs liveness per registration (queue_work_on makes work functions
+ * live, devm_request_irq the handler it is passed). Expected: every pair
+ * proven race-free.
+ */
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/interrupt.h>
+#include <linux/workqueue.h>
+#include <linux/io.h>
+
+#define RWIO_COUNT	0x00
+#define RWIO_CALIB	0x04
+
+struct rwio_dev {
+	void __iomem *base;
+	u32 gain;			/* read by the interrupt handler */
+	u32 calib;			/* the calibration work's only */
+	struct work_struct calib_work;
+};
+
+// @expect entry-point rwio_irq irq devm_request_irq
+static irqreturn_t rwio_irq(int irq, void *data)
+{
+	struct rwio_dev *dev = data;
+
+	iowrite32(dev->gain, dev->base + RWIO_COUNT);
+	return IRQ_HANDLED;
+}
+
+// @expect entry-point rwio_calibrate work work_struct.func
+static void rwio_calibrate(struct work_struct *work)
+{
+	struct rwio_dev *dev = container_of(work, struct rwio_dev, calib_work);
+
+	dev->calib = ioread32(dev->base + RWIO_CALIB);
+}
+
+// @expect init rwio_probe
+// @expect entry-point rwio_probe probe platform_driver.probe
+static int rwio_probe(struct platform_device *pdev)
+{
+	struct rwio_dev *dev;
+	u32 gain = 1;
+	int irq;
+
+	dev = devm_kzalloc(&pdev->dev, sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->base = devm_platform_ioremap_resource(pdev, 0);
+	if (IS_ERR(dev->base))
+		return PTR_ERR(dev->base);
+	irq = platform_get_irq(pdev, 0);
+	if (irq < 0)
+		return irq;
+	INIT_WORK(&dev->calib_work, rwio_calibrate);
+	schedule_work(&dev->calib_work);	/* the work item is live from here on */
+	device_property_read_u32(&pdev->dev, "racewatch,gain", &gain);
+	dev->gain = gain;
+	platform_set_drvdata(pdev, dev);
+	return devm_request_irq(&pdev->dev, irq, rwio_irq, 0, "rwio", dev);	/* the handler from here on */
+}
+
+// @expect proven rwio_irq rwio_probe
+// @expect proven rwio_calibrate rwio_probe
+// @expect proven rwio_irq rwio_calibrate
+
+// @expect entry-point rwio_remove remove platform_driver.remove
+static void rwio_remove(struct platform_device *pdev)
+{
+	struct rwio_dev *dev = platform_get_drvdata(pdev);
+
+	cancel_work_sync(&dev->calib_work);
+}
+
+static struct platform_driver rwio_driver = {
+	.probe	= rwio_probe,
+	.remove	= rwio_remove,
+	.driver	= {
+		.name	= "rwio",
+	},
+};
+
+// @expect entry-point rwio_driver_init module-init module_init
+// @expect entry-point rwio_driver_exit module-exit module_exit
+module_platform_driver(rwio_driver);
+
+MODULE_DESCRIPTION("racewatch race corpus: state initialised after an unrelated registration");
+MODULE_LICENSE("GPL");
