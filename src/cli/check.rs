@@ -600,6 +600,7 @@ mod tests {
             inputs: Vec::new(),
             stats: crate::verify::run::RunStats::default(),
             time: Duration::ZERO,
+            private: Default::default(),
             front: None,
             precise: precise
                 .into_iter()

@@ -267,6 +267,25 @@ impl<'a> Exec<'a> {
         self.constraints.extend(facts);
     }
 
+    /// Keeps apart the kernel objects the two threads receive where an
+    /// object-lifetime rule says they are distinct (entry points `i` and
+    /// `j` of the program, run as T1 and T2): the same constraint as the
+    /// lockset phase's (src/analyses/objects.rs). Once both threads exist.
+    pub fn separate_objects(&mut self, i: usize, j: usize) {
+        let args_of = |who: Who, trace: &super::replay::Trace| trace.threads.iter().find(|t| t.who == who).map(|t| t.args.clone());
+        let (Some(a1), Some(a2)) = (args_of(Who::T1, &self.trace), args_of(Who::T2, &self.trace)) else { return };
+        let gap = self.t.int(crate::analyses::objects::OBJECT_GAP);
+        for d in crate::analyses::objects::distinct_params(self.program, i, j) {
+            let (Some(&x), Some(&y)) = (a1.get(d.first), a2.get(d.second)) else { continue };
+            let xg = self.t.add(&[x, gap]);
+            let yg = self.t.add(&[y, gap]);
+            let below = self.t.le(xg, y);
+            let above = self.t.le(yg, x);
+            let apart = self.t.or(&[below, above]);
+            self.constraints.push(apart);
+        }
+    }
+
     pub(super) fn fresh(&mut self, base: &str, sort: Sort) -> TermId {
         self.fresh += 1;
         let s = match sort {

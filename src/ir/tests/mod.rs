@@ -124,6 +124,7 @@ fn example() -> Example {
         procedure: dev_misc,
         kind: EntryKind::Irq,
         span: span(24, 1).unwrap(),
+        objects: Vec::new(),
     });
     b.push(Command::InterruptControl { op: IrqOp::Save, span: span(26, 2) });
     b.push(Command::Lock { lock: cfg_sem, mode: LockMode::Shared, span: None });
