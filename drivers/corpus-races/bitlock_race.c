@@ -52,7 +52,7 @@ static long blcal_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EBUSY;
 	dev->target = (u32)arg;	/* @racy */
 	dev->jobs++;		/* @racy */
-	iowrite32(dev->target, dev->base + BLCAL_GO);
+	iowrite32(dev->target, dev->base + BLCAL_GO);	/* @racy */
 	clear_bit(BLCAL_BUSY, &dev->flags);
 	wake_up(&dev->wait);
 	return 0;
@@ -106,6 +106,12 @@ static ssize_t blcal_read(struct file *file, char __user *buf, size_t count,
 // @expect confirmed blcal_ioctl blcal_write "struct blcal_dev.jobs"
 // @expect confirmed blcal_ioctl blcal_read "struct blcal_dev.jobs"
 // @expect confirmed blcal_ioctl blcal_write "struct blcal_dev.target"
+// Two writers (or a writer and a reader) race only when a third thread,
+// the FORCE ioctl, clears the bit between them: the precise phase searches
+// two threads, so it finds none within its bounds.
+// @expect not-found blcal_write blcal_write "struct blcal_dev.jobs"
+// @expect not-found blcal_write blcal_write "struct blcal_dev.target"
+// @expect not-found blcal_write blcal_read "struct blcal_dev.jobs"
 /* Two reads of jobs never conflict. */
 // @expect proven blcal_read blcal_read
 

@@ -34,8 +34,8 @@ static void fa_tick(struct timer_list *t)
 	mod_timer(&fa_timer, jiffies + HZ);
 }
 
-// @expect race fa_init fa_tick "struct fa_sample.val"
-// @expect confirmed fa_init fa_tick "struct fa_sample.val"
+// @expect race fa_tick fa_init "struct fa_sample.val"
+// @expect confirmed fa_tick fa_init "struct fa_sample.val"
 
 // @expect init fa_init
 // @expect entry-point fa_init module-init module_init

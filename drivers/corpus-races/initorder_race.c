@@ -27,6 +27,8 @@ struct rwio_dev {
 	struct work_struct calib_work;
 };
 
+static struct rwio_dev rwio_state;
+
 // @expect entry-point rwio_irq irq devm_request_irq
 static irqreturn_t rwio_irq(int irq, void *data)
 {
@@ -52,9 +54,7 @@ static int rwio_probe(struct platform_device *pdev)
 	u32 gain = 1;
 	int irq, ret;
 
-	dev = devm_kzalloc(&pdev->dev, sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return -ENOMEM;
+	dev = &rwio_state;	/* one device: the state is static */
 	dev->base = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(dev->base))
 		return PTR_ERR(dev->base);

@@ -61,6 +61,10 @@ static ssize_t rwls_read(struct file *file, char __user *buf, size_t count,
 	u32 word;
 	loff_t pos;
 
+	// @mutation-protects-nothing rwls_read &rwls.lock: its section reads
+	// rwls.shadow, which nothing in this driver writes, and *ppos,
+	// the per-call copy of the file position that ksys_read keeps on its
+	// own stack (fs/read_write.c), which no other call can reach.
 	mutex_lock(&rwls.lock);
 	pos = *ppos & ~3LL;
 	if (pos >= RWLS_SIZE || count < sizeof(word)) {

@@ -55,6 +55,10 @@ static void rwbeep_hw_tone(u32 hz)
 	unsigned long flags;
 	u32 div;
 
+	// @mutation-protects-nothing rwbeep_hw_tone &rwbeep_hw_lock: its section
+	// only does port I/O (outb_p, inb_p), which the analysis does not model
+	// as memory; the race this mutant used to show was on the address-taken
+	// locals of the irqsave type check, which are private to each call.
 	spin_lock_irqsave(&rwbeep_hw_lock, flags);
 	if (hz) {
 		div = RWBEEP_PIT_TICK_RATE / hz;

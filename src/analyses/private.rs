@@ -305,12 +305,8 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
     let mut escaped: BTreeSet<u32> = BTreeSet::new();
     let mut edges: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     let publish = |v: &Val, escaped: &mut BTreeSet<u32>| escaped.extend(v.sources.iter().copied());
-    let debug = std::env::var_os("RACEWATCH_DEBUG_PRIVATE").is_some();
     for e in &facts.kept {
         let v = st.eval(e);
-        if debug && !v.sources.is_empty() {
-            eprintln!("kept {e:?}: {:?}", v.sources.iter().map(|s| &sources[*s as usize].1).collect::<Vec<_>>());
-        }
         publish(&v, &mut escaped);
     }
     for (id, p) in program.procedures.iter() {
@@ -329,9 +325,6 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
                         }
                         let a = st.eval(address);
                         if a.unknown || a.sources.is_empty() {
-                            if debug {
-                                eprintln!("stored in {}: {:?}", p.name, v.sources.iter().map(|s| &sources[*s as usize].1).collect::<Vec<_>>());
-                            }
                             publish(&v, &mut escaped);
                         } else {
                             for s in &a.sources {

@@ -207,7 +207,9 @@ fn entry_accesses(program: &Program, root: crate::ir::ProcId, facts: &BTreeMap<C
                     continue;
                 };
                 let (region, write) = (*region, matches!(c, Command::Store { .. }));
-                if program.regions[region].thread_private {
+                // Thread-private regions and per-call private memory
+                // (src/analyses/private.rs) are not shared: no hint.
+                if program.regions[region].thread_private || *access == AccessKind::Private {
                     continue;
                 }
                 // An access the analysis never reaches is dead code: no
