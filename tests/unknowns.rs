@@ -58,7 +58,7 @@ fn a_solver_that_cannot_decide_makes_every_region_unknown() {
     // with a real solver, thanks to the helper's Houdini summary.
     let file = corpus("helperlock_fixed.c");
     let (entry_points, lowered, _) = session.lower(&file, Roots::EntryPoints).expect("lowers");
-    let (pairs, held) = pairs_and_held(&session, &entry_points, &lowered.program);
+    let (pairs, held) = pairs_and_held(&session, &entry_points, &lowered);
     assert!(!pairs.is_empty());
     let (verdicts, stats) = verify(&lowered.program, &pairs, &held, &Options::default(), &|| Undecided);
     let regions: Vec<&Verdict> = verdicts.iter().flat_map(|p| p.regions.iter().map(|(_, v)| v)).collect();

@@ -266,7 +266,7 @@ fn a_loop_body_holds_its_own_lock_and_the_head_does_not() {
 fn pseudo_locks_hold_from_the_start_and_init_is_not_live_until_it_registers() {
     let (mut program, r, m, rw) = base();
     let mut b = ProcedureBuilder::new(&mut program, "register", None);
-    b.push(Command::MakeLive { function: "misc_register".into(), targets: None, span: None });
+    b.push(Command::MakeLive { function: "misc_register".into(), targets: None, assumed: false, span: None });
     b.ret();
     let register = b.finish();
     let mut b = ProcedureBuilder::new(&mut program, "probe", None);

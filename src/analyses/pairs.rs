@@ -92,6 +92,7 @@ pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationR
                     match rule.relation {
                         Relation::Both => a[first] && a[second],
                         Relation::Between => (a[first] && b[second]) || (b[first] && a[second]),
+                        Relation::None => false,
                         Relation::SelfPair => {
                             first == second
                                 && a[first]
@@ -174,6 +175,7 @@ mod tests {
             partners,
             max_registrations: max,
             holds_lock: None,
+            unless_called: Vec::new(),
             kernel: "6.12".into(),
             reason: "test".into(),
         }

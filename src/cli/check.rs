@@ -241,12 +241,18 @@ impl FileVerdicts {
 
 /// The pairs to check (indexing the lowered program's entry points) and
 /// the kernel pseudo locks each entry point runs holding, for a file's
-/// extracted entry points and lowered program.
+/// extracted entry points and lowered program. A rule's `unless-called`
+/// voids its pseudo lock when the driver calls (in code the lowering
+/// reached) or registers one of the functions it names.
 pub fn pairs_and_held(
     session: &Session,
     entry_points: &crate::frontend::entry_points::DriverEntryPoints,
-    program: &crate::ir::Program,
+    lowered: &crate::frontend::lower::Lowered,
 ) -> (Vec<Pair>, Vec<Vec<String>>) {
+    let program = &lowered.program;
+    let used = |f: &String| {
+        lowered.stats.external_functions.contains(f) || entry_points.externals.iter().any(|x| &x.function == f)
+    };
     // Pairs index the extracted entry points; the lowered program lists
     // them by name.
     let index: std::collections::HashMap<&str, usize> =
@@ -270,6 +276,7 @@ pub fn pairs_and_held(
                 .serialisation
                 .iter()
                 .filter(|r| r.holds_lock.is_some() && crate::analyses::pairs::matches_set(ep, &r.selected))
+                .filter(|r| !r.unless_called.iter().any(used))
                 .filter_map(|r| r.holds_lock.clone())
                 .collect()
         })
@@ -314,7 +321,7 @@ pub fn check_file_precise(
         private = lowered.private.clone();
         entry_count = entry_points.entry_points.len();
         inputs = read;
-        let (pairs, held) = pairs_and_held(session, &entry_points, &lowered.program);
+        let (pairs, held) = pairs_and_held(session, &entry_points, &lowered);
         let program = &lowered.program;
         let make = || crate::verify::solving::SolverAdapter::limited(program, options.timeout, options.resource_limit, dump.map(|d| d.to_path_buf()));
         let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);

@@ -288,6 +288,11 @@ pub enum Command {
         /// the kernel models say (`kernel-models/entry-points/liveness.xml`);
         /// `None`: any callback of the driver.
         targets: Option<Vec<String>>,
+        /// No model says so (`live assumed "foo";`): an unknown function or
+        /// an unresolved function pointer may register callbacks. The
+        /// lockset phase takes it as making any callback live (sound); the
+        /// precise phase does not, so that no witness rests on it.
+        assumed: bool,
         /// The C source.
         span: Option<Span>,
     },

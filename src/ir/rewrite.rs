@@ -64,8 +64,8 @@ impl Command {
             Command::Unlock { lock, mode, span } => Command::Unlock { lock: *lock, mode: *mode, span: span.clone() },
             Command::LockUnknown { reason, span } => Command::LockUnknown { reason: reason.clone(), span: span.clone() },
             Command::InterruptControl { op, span } => Command::InterruptControl { op: *op, span: span.clone() },
-            Command::MakeLive { function, targets, span } => {
-                Command::MakeLive { function: function.clone(), targets: targets.clone(), span: span.clone() }
+            Command::MakeLive { function, targets, assumed, span } => {
+                Command::MakeLive { function: function.clone(), targets: targets.clone(), assumed: *assumed, span: span.clone() }
             }
             Command::GhostAccess { region, address, write, entry_point, span } => Command::GhostAccess {
                 region: *region,

@@ -44,8 +44,9 @@
 //! `mode` ∈ exclusive (default), shared: how the lock is (or was) taken; a
 //! release of a shared hold says `shared`. Two
 //! accesses are ordered by a lock only if both hold it and at least one holds
-//! it exclusively. `success` ∈ zero, nonzero: the return value (or the
-//! returned lock pointer, see below) that means the lock was taken; required
+//! it exclusively. `success` ∈ zero, nonzero, nonnegative: the return value
+//! (or the returned lock pointer, see below) that means the lock was taken
+//! (`nonnegative`: 0 or more, a failure being a negative errno); required
 //! for acquire-may-fail and try-acquire, forbidden otherwise. `irq` ∈ none
 //! (default), disable, enable, save, restore, bh-disable, bh-enable: the
 //! interrupt-state side effect, recorded but not a lock; on a try-acquire it
@@ -62,8 +63,9 @@
 //! `test_and_set_bit`), `zero` is 0 or NULL (every `success="nonzero"`
 //! function). The default: `zero` for `success="nonzero"`, `errno` for an
 //! acquire-may-fail with `success="zero"`, `one` for a try-acquire with
-//! `success="zero"`; `zero` with `success="zero"` and anything but `zero`
-//! with `success="nonzero"` are refused (the two values would coincide).
+//! `success="zero"` or `"nonnegative"`; `zero` with `success="zero"`,
+//! anything but `zero` with `success="nonzero"` and anything but `errno`
+//! with `success="nonnegative"` are refused (the two values would coincide).
 //!
 //! **Bit-lock functions** take or release one bit of a word as a lock
 //! (`test_and_set_bit_lock` / `clear_bit_unlock`, `bit_spin_lock`, the
@@ -176,9 +178,13 @@ pub enum Success {
     Zero,
     /// Anything but zero, or a non-NULL pointer (`mutex_trylock`).
     Nonzero,
+    /// Zero or positive; a failure is a negative errno
+    /// (`pm_runtime_get_sync`, which returns 1 when the device was active).
+    NonNegative,
 }
 
-const SUCCESSES: &[(&str, Success)] = &[("zero", Success::Zero), ("nonzero", Success::Nonzero)];
+const SUCCESSES: &[(&str, Success)] =
+    &[("zero", Success::Zero), ("nonzero", Success::Nonzero), ("nonnegative", Success::NonNegative)];
 
 /// The return value of a may-fail or try acquire that did not take the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,12 +212,15 @@ fn failure_of(context: &str, op: LockOp, success: Option<Success>, written: Opti
         (Some(f), _, _) => choice(context, "failure", f, FAILURES)?,
         (None, Success::Nonzero, _) => Failure::Zero,
         (None, Success::Zero, LockOp::TryAcquire) => Failure::One,
-        (None, Success::Zero, _) => Failure::Errno,
+        (None, Success::Zero | Success::NonNegative, _) => Failure::Errno,
     };
     match (success, failure) {
         (Success::Zero, Failure::Zero) => Err(format!("{context}: failure zero and success zero coincide")),
         (Success::Nonzero, Failure::Errno | Failure::One) => {
             Err(format!("{context}: with success nonzero a failure returns zero (NULL); an errno or 1 would be a success"))
+        }
+        (Success::NonNegative, Failure::Zero | Failure::One) => {
+            Err(format!("{context}: with success nonnegative a failure returns a negative errno; 0 or 1 would be a success"))
         }
         _ => Ok(Some(failure)),
     }

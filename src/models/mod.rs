@@ -253,6 +253,11 @@ impl KernelModels {
         for (rule, path) in models.serialisation.iter().zip(rule_files) {
             serialisation::check_against(rule, &models.ops_structs, &models.registrations)
                 .map_err(|message| ModelError { file: path.clone(), message })?;
+            // The lowering records only the calls of unmodelled functions.
+            if let Some(f) = rule.unless_called.iter().find(|f| models.has_call_model(f)) {
+                let message = format!("serialised `{}`: unless-called `{f}` has a model, so its calls are not recorded", rule.name);
+                return Err(ModelError { file: path.clone(), message });
+            }
         }
         // `makes="args"` reads the callbacks from the registration model.
         let mut args: Vec<&String> =
@@ -268,6 +273,16 @@ impl KernelModels {
             }
         }
         Ok(models)
+    }
+
+    /// Whether calls of `name` are lowered by a model (function, lock,
+    /// interrupt or liveness model) rather than as unknown calls.
+    fn has_call_model(&self, name: &str) -> bool {
+        self.functions.contains_key(name)
+            || self.lock_functions.contains_key(name)
+            || self.bit_lock_functions.contains_key(name)
+            || self.irq_functions.contains_key(name)
+            || self.makes_live.contains_key(name)
     }
 
     /// Parses one file's text and adds its rules.

@@ -27,7 +27,10 @@
 //! the `<select>` set (self-pairs included); `between`: one matches the
 //! `<select>` set and the other the `<with>` set; `self`: the self-pair of an
 //! entry point matching the `<select>` set, and with `max-registrations="N"`
-//! only when the entry point has at most N registrations (origins).
+//! only when the entry point has at most N registrations (origins); `none`:
+//! no pair, the rule only gives the selected entry points the pseudo lock of
+//! its `holds-lock`, and `unless-called="f g"` voids it for a driver that
+//! calls or registers one of those (unmodelled) kernel functions.
 //!
 //! **Selectors.** Each `<select>`/`<with>` constrains one registration
 //! (origin) of an entry point; the attributes given must all hold:
@@ -67,6 +70,9 @@ pub enum Relation {
     Between,
     /// The self-pair of an entry point matching the selected set.
     SelfPair,
+    /// No pair: the rule only says which pseudo lock the selected entry
+    /// points run holding (`holds-lock`).
+    None,
 }
 
 impl Relation {
@@ -76,6 +82,7 @@ impl Relation {
             Relation::Both => "both",
             Relation::Between => "between",
             Relation::SelfPair => "self",
+            Relation::None => "none",
         }
     }
 }
@@ -188,6 +195,12 @@ pub struct SerialisationRule {
     /// (`holds-lock="rtnl"`): the kernel takes it around every call, so
     /// driver code taking the same lock excludes them too.
     pub holds_lock: Option<String>,
+    /// Kernel functions that void the rule for a driver calling or
+    /// registering any of them (`unless-called="pm_runtime_force_suspend"`):
+    /// they call the selected callbacks outside the mechanism the rule
+    /// relies on. Only for `pairs="none"`, and only functions without a
+    /// model (the lowering records exactly those it meets).
+    pub unless_called: Vec<String>,
     /// The kernel version the rule was checked against.
     pub kernel: String,
     /// The kernel mechanism and where the kernel guarantees it.
@@ -210,6 +223,8 @@ pub(super) struct SerialisedXml {
     max_registrations: Option<usize>,
     #[serde(rename = "@holds-lock")]
     holds_lock: Option<String>,
+    #[serde(rename = "@unless-called")]
+    unless_called: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
     #[serde(rename = "select", default)]
@@ -235,7 +250,7 @@ struct SelectorXml {
 }
 
 const RELATIONS: &[(&str, Relation)] =
-    &[("both", Relation::Both), ("between", Relation::Between), ("self", Relation::SelfPair)];
+    &[("both", Relation::Both), ("between", Relation::Between), ("self", Relation::SelfPair), ("none", Relation::None)];
 const SCOPES: &[(&str, Scope)] = &[("global", Scope::Global), ("device", Scope::Device), ("object", Scope::Object)];
 const ROLES: &[(&str, RoleSelector)] = &[
     ("init", RoleSelector::Is(Role::Init)),
@@ -294,14 +309,22 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
     }
     match (relation, r.partners.is_empty()) {
         (Relation::Between, true) => return Err(format!("{context}: pairs=\"between\" needs a <with> set")),
-        (Relation::Both | Relation::SelfPair, false) => {
+        (Relation::Both | Relation::SelfPair | Relation::None, false) => {
             return Err(format!("{context}: <with> is only for pairs=\"between\""));
+        }
+        _ => {}
+    }
+    let unless_called: Vec<String> = r.unless_called.as_deref().unwrap_or("").split_whitespace().map(String::from).collect();
+    match (relation, r.holds_lock.is_some(), unless_called.is_empty()) {
+        (Relation::None, false, _) => return Err(format!("{context}: pairs=\"none\" removes no pair, so it needs holds-lock")),
+        (Relation::Both | Relation::Between | Relation::SelfPair, _, false) => {
+            return Err(format!("{context}: unless-called is only for pairs=\"none\""));
         }
         _ => {}
     }
     match (relation, r.max_registrations) {
         (Relation::SelfPair, Some(0)) => return Err(format!("{context}: max-registrations must be at least 1")),
-        (Relation::Both | Relation::Between, Some(_)) => {
+        (Relation::Both | Relation::Between | Relation::None, Some(_)) => {
             return Err(format!("{context}: max-registrations is only for pairs=\"self\""));
         }
         _ => {}
@@ -316,6 +339,7 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         partners,
         max_registrations: r.max_registrations,
         holds_lock: r.holds_lock,
+        unless_called,
         kernel: r.kernel,
         reason: r.reason,
     })

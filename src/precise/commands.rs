@@ -169,10 +169,17 @@ impl Exec<'_> {
                 self.acquire(who, *lock, *mode, Some(ok), st, reach, span.as_ref(), function);
             }
             Command::Unlock { lock, mode, span } => self.release(who, *lock, *mode, span.as_ref(), st, reach, function),
-            Command::MakeLive { span, .. } => {
-                let zero = self.t.int(0);
+            Command::MakeLive { function: registrar, targets, assumed, span } => {
+                if *assumed {
+                    self.hits.insert(Hit::AssumedLive(registrar.clone(), span.as_ref().map(line_of)));
+                }
                 let one = self.t.int(1);
-                self.write(who, Cell::Live, zero, one, st, reach);
+                for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())] {
+                    if super::exec::makes_live(targets.as_deref(), *assumed, &name) {
+                        let address = self.t.int(super::exec::live_address(thread));
+                        self.write(who, Cell::Live, address, one, st, reach);
+                    }
+                }
                 self.step(who, reach, st, span.as_ref(), function, StepKind::Live);
                 // Registration publishes the device like a release: the
                 // callbacks may start right here.

@@ -76,6 +76,11 @@ pub enum Hit {
     /// Init reached a bound, so the pair started from arbitrary memory
     /// instead of from what init leaves.
     InitSkipped(String),
+    /// A call the models say nothing of (an unknown function, an
+    /// unresolved function pointer) that the lockset phase takes to make
+    /// every callback live; the search does not, so that no witness rests
+    /// on it.
+    AssumedLive(String, Option<(String, u32)>),
 }
 
 impl std::fmt::Display for Hit {
@@ -90,6 +95,9 @@ impl std::fmt::Display for Hit {
             Hit::Recursion(function) => write!(f, "unroll: recursive calls to {function}"),
             Hit::Unsupported(what, a) => write!(f, "unsupported: {what}{}", at(a)),
             Hit::InitSkipped(init) => write!(f, "init: {init} reached a bound, so the pair started from arbitrary memory"),
+            Hit::AssumedLive(function, a) => {
+                write!(f, "liveness: {function}{} has no model, so the search did not take it to make callbacks live", at(a))
+            }
         }
     }
 }
@@ -199,6 +207,26 @@ pub struct Exec<'a> {
     pub trace: Trace,
     /// The site being executed.
     pub(super) site: Site,
+    /// The entry points (C names) of threads T1 and T2, which a `live`
+    /// command makes live only if its targets name them.
+    pub(super) pair_names: [String; 2],
+}
+
+/// The address of a thread's cell in [`Cell::Live`]: each thread of the
+/// pair waits for its own entry point to be made live.
+pub(super) fn live_address(who: Who) -> i128 {
+    match who {
+        Who::Init => 0,
+        Who::T1 => 1,
+        Who::T2 => 2,
+    }
+}
+
+/// Whether a `live` command makes the entry point `name` live: never when
+/// no model says so ([`Hit::AssumedLive`]); otherwise when it names it or
+/// names no target (any callback).
+pub fn makes_live(targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
+    !assumed && targets.is_none_or(|t| t.iter().any(|n| n == name))
 }
 
 fn successors(t: &Terminator) -> Vec<BlockId> {
@@ -252,7 +280,13 @@ impl<'a> Exec<'a> {
             bump: Bump::default(),
             trace: Trace::default(),
             site: Site::Thread(Who::Init, 0),
+            pair_names: [String::new(), String::new()],
         }
+    }
+
+    /// Names the pair's entry points, before any thread runs.
+    pub fn set_pair(&mut self, first: &str, second: &str) {
+        self.pair_names = [first.to_string(), second.to_string()];
     }
 
     /// Records a choice made at the current site.
@@ -313,8 +347,8 @@ impl<'a> Exec<'a> {
             self.switch(who, &mut st, reach, None, &name);
         }
         if require_live {
-            let zero = self.t.int(0);
-            let live = self.read(who, Cell::Live, zero, &st, reach);
+            let address = self.t.int(live_address(who));
+            let live = self.read(who, Cell::Live, address, &st, reach);
             let one = self.t.int(1);
             let is_live = self.t.eq(live, one);
             let active = self.active(who, reach, &st);

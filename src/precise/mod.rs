@@ -174,7 +174,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let init_fits = init.is_some_and(|p| {
         let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false, Default::default()), BTreeSet::new(), false, bounds(options));
         e.thread(Who::Init, p, &[], false);
-        e.hits.is_empty() && !e.too_large
+        e.hits.iter().all(|h| matches!(h, Hit::AssumedLive(..))) && !e.too_large
     });
     let jobs: Vec<usize> = (0..pairs.len().min(verdicts.len()))
         .filter(|&i| verdicts[i].regions.iter().any(|(_, v)| !matches!(v, Verdict::Proven)))
@@ -297,6 +297,7 @@ impl Setup<'_> {
                 bounds(self.options),
             );
             exec.separate_globals();
+            exec.set_pair(&first.name, &second.name);
             if let (Some(init), true) = (self.init, run_init) {
                 exec.thread(Who::Init, init, &[], false);
             }

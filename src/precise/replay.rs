@@ -260,7 +260,8 @@ struct Interp<'p, 'o, 'a> {
     private: HashMap<(Who, RegionId, i128), i128>,
     private_regions: std::collections::BTreeSet<RegionId>,
     locks: HashMap<LockId, i128>,
-    live: bool,
+    /// The threads whose entry point a registration has made live.
+    live: std::collections::BTreeSet<Who>,
     /// Objects created in this run: base, creator, and whether a
     /// registration of the creator's has published it since.
     objects: Vec<(i128, Who, bool)>,
@@ -285,7 +286,7 @@ pub fn replay(program: &Program, trace: &Trace, oracle: &mut Oracle<'_>, k: u32,
         private: HashMap::new(),
         private_regions,
         locks: HashMap::new(),
-        live: live_at_start,
+        live: if live_at_start { [Who::Init, Who::T1, Who::T2].into_iter().collect() } else { Default::default() },
         objects: Vec::new(),
         writes: Vec::new(),
         pending: None,
@@ -396,7 +397,7 @@ impl Interp<'_, '_, '_> {
                 continue;
             }
             if th.stage == 0 {
-                if start.require_live && !self.live {
+                if start.require_live && !self.live.contains(&start.who) {
                     return reject(format!("{} starts before init made the callbacks live", start_name(self.program, &start)));
                 }
                 th.stage += 1;
@@ -603,8 +604,12 @@ impl Interp<'_, '_, '_> {
                 }
             }
             Command::Unlock { lock, mode, .. } => self.release(*lock, *mode),
-            Command::MakeLive { .. } => {
-                self.live = true;
+            Command::MakeLive { targets, assumed, .. } => {
+                for start in &self.trace.threads {
+                    if super::exec::makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)) {
+                        self.live.insert(start.who);
+                    }
+                }
                 // A registration publishes what its thread created.
                 for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {
                     o.2 = true;

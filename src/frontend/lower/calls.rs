@@ -68,13 +68,24 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// Lowers a call expression; returns its value (0 for `void`).
     pub fn call(&mut self, c: Cursor<'t>) -> Expr {
         self.s.stats.calls += 1;
-        let direct = c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl);
+        let direct = c
+            .referenced()
+            .filter(|f| f.kind() == CursorKind::FunctionDecl)
+            .or_else(|| c.children().first().and_then(|&callee| super::expr::named_callee(callee)));
         let Some(callee) = direct else { return self.indirect_call(c) };
         let name = callee.spelling();
         let args = c.arguments();
         let models = self.s.models;
         if let Some(model) = models.lock_functions.get(&name) {
-            return self.lock_call(c, model, &args);
+            let value = self.lock_call(c, model, &args);
+            // A lock function may also let callbacks run (a runtime-PM put
+            // queues the idle and suspend callbacks).
+            if models.makes_live.contains_key(&name) && !self.b.is_terminated() {
+                let span = Some(self.span(c));
+                let targets = self.live_targets(&name, &args);
+                self.b.push(Command::MakeLive { function: name, targets, assumed: false, span });
+            }
+            return value;
         }
         if let Some(model) = models.bit_lock_functions.get(&name) {
             return self.bit_lock_call(c, model, &args);
@@ -97,7 +108,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 None => self.unknown_call(c, &name, &args),
             };
             if !self.b.is_terminated() {
-                self.b.push(Command::MakeLive { function: name, targets, span });
+                self.b.push(Command::MakeLive { function: name, targets, assumed: false, span });
             }
             return value;
         }
@@ -153,7 +164,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // it registers nothing.
         if !self.b.is_terminated() && !self.s.models.makes_nothing_live.contains_key(name) {
             let span = Some(self.span(c));
-            self.b.push(Command::MakeLive { function: name.to_string(), targets: None, span });
+            self.b.push(Command::MakeLive { function: name.to_string(), targets: None, assumed: true, span });
         }
         value
     }
@@ -217,7 +228,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
             self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
             let span = Some(self.span(c));
-            self.b.push(Command::MakeLive { function: what, targets: None, span });
+            self.b.push(Command::MakeLive { function: what, targets: None, assumed: true, span });
             return Expr::var(self.havoc());
         }
         self.s.stats.indirect_calls_resolved += 1;
@@ -366,7 +377,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let r = Expr::var(result);
         let success = success.unwrap_or(Success::Zero);
         let failure = failure.unwrap_or(match success {
-            Success::Zero => Failure::Errno,
+            Success::Zero | Success::NonNegative => Failure::Errno,
             Success::Nonzero => Failure::Zero,
         });
         let failed = match failure {
@@ -382,6 +393,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let taken = match success {
                     Success::Zero => Expr::eq(r.clone(), Expr::int(0)),
                     Success::Nonzero => Expr::ne(r.clone(), Expr::int(0)),
+                    Success::NonNegative => Expr::ge(r.clone(), Expr::int(0)),
                 };
                 self.b.assume(Expr::binary(crate::ir::BinaryOp::Eq, Expr::var(ok), taken), None);
                 // What a failed call returns.

@@ -31,6 +31,36 @@ pub fn strip_parens(mut c: Cursor<'_>) -> Cursor<'_> {
     }
 }
 
+/// The association a `_Generic` selection chose: libclang does not say
+/// which, so the one association whose type is the selection's type, if
+/// there is exactly one.
+pub fn generic_selected(c: Cursor<'_>) -> Option<Cursor<'_>> {
+    let want = c.ty().canonical().spelling();
+    let candidates: Vec<Cursor<'_>> = c
+        .children()
+        .into_iter()
+        .skip(1)
+        .filter(|a| a.kind() != CursorKind::TypeRef && a.ty().canonical().spelling() == want)
+        .collect();
+    match candidates.as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
+}
+
+/// The function a call's callee expression names directly, through
+/// parentheses, implicit conversions and `_Generic` selections
+/// (`interface_to_usbdev(intf)` is `_Generic((intf), …)(intf)`).
+pub fn named_callee(callee: Cursor<'_>) -> Option<Cursor<'_>> {
+    let c = strip_parens(callee);
+    match c.kind() {
+        CursorKind::UnexposedExpr => named_callee(*c.children().first()?),
+        CursorKind::GenericSelectionExpr => named_callee(generic_selected(c)?),
+        CursorKind::DeclRefExpr => c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl),
+        _ => None,
+    }
+}
+
 /// The integer value of a constant expression, from clang's evaluator.
 pub fn constant(c: Cursor<'_>) -> Option<i128> {
     match c.evaluate()? {
@@ -639,16 +669,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// was selected, so the one whose type is the expression's type is
     /// taken; when none or several match, the value is arbitrary.
     fn generic_selection(&mut self, c: Cursor<'t>) -> Expr {
-        let want = c.ty().canonical().spelling();
-        let candidates: Vec<Cursor<'t>> = c
-            .children()
-            .into_iter()
-            .skip(1)
-            .filter(|a| a.kind() != CursorKind::TypeRef && a.ty().canonical().spelling() == want)
-            .collect();
-        match candidates.as_slice() {
-            [only] => self.value(*only),
-            _ => {
+        match generic_selected(c) {
+            Some(only) => self.value(only),
+            None => {
                 self.approx(ApproxKind::UnsupportedConstruct, "_Generic selection libclang does not resolve".into(), Some(c));
                 Expr::var(self.havoc_tmp())
             }

@@ -149,6 +149,7 @@ impl Writer<'_> {
             Command::Unlock { lock, mode, .. } => write!(out, "unlock{} {lock}", mode_suffix(*mode))?,
             Command::LockUnknown { reason, .. } => write!(out, "lock ? {reason:?}")?,
             Command::InterruptControl { op, .. } => write!(out, "control {}", op.as_str())?,
+            Command::MakeLive { function, targets: None, assumed: true, .. } => write!(out, "live assumed {function:?}")?,
             Command::MakeLive { function, targets: None, .. } => write!(out, "live {function:?}")?,
             Command::MakeLive { function, targets: Some(targets), .. } => write!(out, "live {function:?} {{{}}}", targets.join(", "))?,
             Command::GhostAccess { region, address, write, entry_point, .. } => {
