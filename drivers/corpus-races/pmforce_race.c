@@ -100,6 +100,12 @@ static int pmforce_runtime_resume(struct device *dev)
 // @expect proven pmforce_write pmforce_write
 // @expect proven pmforce_write pmforce_read
 
+// @expect external pm_runtime_force_suspend callback dev_pm_ops.suspend
+// @expect external pm_runtime_force_suspend callback dev_pm_ops.freeze
+// @expect external pm_runtime_force_suspend callback dev_pm_ops.poweroff
+// @expect external pm_runtime_force_resume callback dev_pm_ops.resume
+// @expect external pm_runtime_force_resume callback dev_pm_ops.thaw
+// @expect external pm_runtime_force_resume callback dev_pm_ops.restore
 static const struct dev_pm_ops pmforce_pm_ops = {
 	SYSTEM_SLEEP_PM_OPS(pm_runtime_force_suspend, pm_runtime_force_resume)
 	RUNTIME_PM_OPS(pmforce_runtime_suspend, pmforce_runtime_resume, NULL)

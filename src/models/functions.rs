@@ -76,12 +76,15 @@ pub enum Extent {
 }
 
 /// A non-atomic read or write through a pointer argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemoryEffect {
     /// The pointer argument (0-based).
     pub arg: usize,
     /// How much it covers.
     pub extent: Extent,
+    /// Only this field of the pointed-to record (`field="in"`): the
+    /// function touches that field and no other.
+    pub field: Option<String>,
 }
 
 /// The kind of an atomic access.
@@ -197,6 +200,8 @@ struct EffectXml {
     size_arg: Option<usize>,
     #[serde(rename = "@extent")]
     extent: Option<String>,
+    #[serde(rename = "@field")]
+    field: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -266,7 +271,12 @@ fn extent(context: &str, arg: usize, size_arg: Option<usize>, written: Option<&s
 
 fn memory_effect(context: &str, what: &str, e: &EffectXml) -> Result<MemoryEffect, String> {
     let context = format!("{context} <{what} arg=\"{}\">", e.arg);
-    Ok(MemoryEffect { arg: e.arg, extent: extent(&context, e.arg, e.size_arg, e.extent.as_deref())? })
+    let extent = extent(&context, e.arg, e.size_arg, e.extent.as_deref())?;
+    match (&e.field, extent) {
+        (Some(f), _) if f.is_empty() || f.contains('.') => Err(format!("{context}: field `{f}` is not one field name")),
+        (Some(_), Extent::SizeArg(_) | Extent::Unbounded) => Err(format!("{context}: field excludes size-arg and extent")),
+        _ => Ok(MemoryEffect { arg: e.arg, extent, field: e.field.clone() }),
+    }
 }
 
 /// Checks and converts one `<function>`.
@@ -369,8 +379,8 @@ mod tests {
         )
         .unwrap();
         let memcpy = &m.functions["memcpy"];
-        assert_eq!(memcpy.writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2) }]);
-        assert_eq!(memcpy.reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2) }]);
+        assert_eq!(memcpy.writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2), field: None }]);
+        assert_eq!(memcpy.reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2), field: None }]);
         assert_eq!(memcpy.returns, ReturnModel::Arg(0));
         assert_eq!(m.functions["strcat"].reads.len(), 2);
         let add = &m.functions["atomic_add"];

@@ -175,7 +175,7 @@ impl Exec<'_> {
                 }
                 let one = self.t.int(1);
                 for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())] {
-                    if super::exec::makes_live(targets.as_deref(), *assumed, &name) {
+                    if self.live_closure.makes_live(targets.as_deref(), *assumed, &name) {
                         let address = self.t.int(super::exec::live_address(thread));
                         self.write(who, Cell::Live, address, one, st, reach);
                     }

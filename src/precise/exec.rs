@@ -210,6 +210,8 @@ pub struct Exec<'a> {
     /// The entry points (C names) of threads T1 and T2, which a `live`
     /// command makes live only if its targets name them.
     pub(super) pair_names: [String; 2],
+    /// What each registration makes live ([`super::liveness`]).
+    pub(super) live_closure: std::sync::Arc<super::liveness::LiveClosure>,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -220,13 +222,6 @@ pub(super) fn live_address(who: Who) -> i128 {
         Who::T1 => 1,
         Who::T2 => 2,
     }
-}
-
-/// Whether a `live` command makes the entry point `name` live: never when
-/// no model says so ([`Hit::AssumedLive`]); otherwise when it names it or
-/// names no target (any callback).
-pub fn makes_live(targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
-    !assumed && targets.is_none_or(|t| t.iter().any(|n| n == name))
 }
 
 fn successors(t: &Terminator) -> Vec<BlockId> {
@@ -281,12 +276,15 @@ impl<'a> Exec<'a> {
             trace: Trace::default(),
             site: Site::Thread(Who::Init, 0),
             pair_names: [String::new(), String::new()],
+            live_closure: Default::default(),
         }
     }
 
-    /// Names the pair's entry points, before any thread runs.
-    pub fn set_pair(&mut self, first: &str, second: &str) {
+    /// Names the pair's entry points and what registrations make live,
+    /// before any thread runs.
+    pub fn set_pair(&mut self, first: &str, second: &str, closure: std::sync::Arc<super::liveness::LiveClosure>) {
         self.pair_names = [first.to_string(), second.to_string()];
+        self.live_closure = closure;
     }
 
     /// Records a choice made at the current site.

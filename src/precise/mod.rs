@@ -39,6 +39,7 @@
 
 pub mod commands;
 pub mod exec;
+pub mod liveness;
 pub mod memory;
 pub mod replay;
 #[cfg(test)]
@@ -185,7 +186,8 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
         m
     });
     let footprints = entries.iter().enumerate().map(|(i, e)| yields::Footprint::of(program, e.procedure, held.get(i).map_or(&[], |h| h.as_slice()))).collect();
-    let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options };
+    let closure = std::sync::Arc::new(liveness::LiveClosure::new(program));
+    let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options, closure };
     let mut out: Vec<(usize, PrecisePair)> =
         jobs.par_iter().with_max_len(1).map(|&i| (i, crate::solver::isolated(|| setup.pair_within_budget(&pairs[i], &verdicts[i])))).collect();
     out.sort_by_key(|(i, _)| *i);
@@ -245,6 +247,8 @@ struct Setup<'a> {
     footprints: Vec<yields::Footprint>,
     regions_by_name: BTreeMap<&'a str, Vec<RegionId>>,
     options: &'a Options,
+    /// What each registration makes live.
+    closure: std::sync::Arc<liveness::LiveClosure>,
 }
 
 fn bounds(o: &Options) -> Bounds {
@@ -297,7 +301,7 @@ impl Setup<'_> {
                 bounds(self.options),
             );
             exec.separate_globals();
-            exec.set_pair(&first.name, &second.name);
+            exec.set_pair(&first.name, &second.name, self.closure.clone());
             if let (Some(init), true) = (self.init, run_init) {
                 exec.thread(Who::Init, init, &[], false);
             }
@@ -412,7 +416,7 @@ impl Setup<'_> {
                             // The witness must replay on the IR (replay.rs).
                             let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict };
                             let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };
-                            match replay::replay(self.program, &trace, &mut oracle, self.options.k, live_at_start, claim) {
+                            match replay::replay(self.program, &trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure) {
                                 replay::Outcome::Reproduced => PreciseVerdict::Confirmed(Box::new(w)),
                                 replay::Outcome::Rejected(why) => PreciseVerdict::Unknown(format!("{REPLAY_FAILED}{why}")),
                             }

@@ -249,7 +249,7 @@ struct Pending {
     writes: usize,
 }
 
-struct Interp<'p, 'o, 'a> {
+struct Interp<'p, 'o, 'a, 'c> {
     program: &'p Program,
     trace: &'p Trace,
     oracle: &'o mut Oracle<'a>,
@@ -262,6 +262,8 @@ struct Interp<'p, 'o, 'a> {
     locks: HashMap<LockId, i128>,
     /// The threads whose entry point a registration has made live.
     live: std::collections::BTreeSet<Who>,
+    /// What each registration makes live.
+    closure: &'c super::liveness::LiveClosure,
     /// Objects created in this run: base, creator, and whether a
     /// registration of the creator's has published it since.
     objects: Vec<(i128, Who, bool)>,
@@ -273,7 +275,15 @@ struct Interp<'p, 'o, 'a> {
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
 /// callbacks' liveness before init.
-pub fn replay(program: &Program, trace: &Trace, oracle: &mut Oracle<'_>, k: u32, live_at_start: bool, claim: Claim) -> Outcome {
+pub fn replay(
+    program: &Program,
+    trace: &Trace,
+    oracle: &mut Oracle<'_>,
+    k: u32,
+    live_at_start: bool,
+    claim: Claim,
+    closure: &super::liveness::LiveClosure,
+) -> Outcome {
     let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
     let mut it = Interp {
         program,
@@ -291,6 +301,7 @@ pub fn replay(program: &Program, trace: &Trace, oracle: &mut Oracle<'_>, k: u32,
         writes: Vec::new(),
         pending: None,
         globals: global_layout(program),
+        closure,
     };
     match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
@@ -299,7 +310,7 @@ pub fn replay(program: &Program, trace: &Trace, oracle: &mut Oracle<'_>, k: u32,
     }
 }
 
-impl Interp<'_, '_, '_> {
+impl Interp<'_, '_, '_, '_> {
     fn run(&mut self) -> Run<()> {
         let _ = self.live_at_start;
         let mut threads: Vec<Thread> = self
@@ -606,7 +617,7 @@ impl Interp<'_, '_, '_> {
             Command::Unlock { lock, mode, .. } => self.release(*lock, *mode),
             Command::MakeLive { targets, assumed, .. } => {
                 for start in &self.trace.threads {
-                    if super::exec::makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)) {
+                    if self.closure.makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)) {
                         self.live.insert(start.who);
                     }
                 }

@@ -486,10 +486,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         self.s.stats.modelled_calls += 1;
         self.s.privacy.kept.extend(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()));
         for effect in &model.reads {
-            self.memory_effect(args, &values, effect.arg, effect.extent, false, AccessKind::Plain, span.clone());
+            self.memory_effect(args, &values, effect.arg, effect.extent, effect.field.as_deref(), false, AccessKind::Plain, span.clone());
         }
         for effect in &model.writes {
-            self.memory_effect(args, &values, effect.arg, effect.extent, true, AccessKind::Plain, span.clone());
+            self.memory_effect(args, &values, effect.arg, effect.extent, effect.field.as_deref(), true, AccessKind::Plain, span.clone());
         }
         // The result of the one atomic access with a value operation, when
         // its value could be lowered exactly.
@@ -509,10 +509,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 AtomicAccess::Rmw => (true, true),
             };
             if read {
-                self.memory_effect(args, &values, effect.arg, effect.extent, false, AccessKind::Atomic, span.clone());
+                self.memory_effect(args, &values, effect.arg, effect.extent, None, false, AccessKind::Atomic, span.clone());
             }
             if write {
-                self.memory_effect(args, &values, effect.arg, effect.extent, true, AccessKind::Atomic, span.clone());
+                self.memory_effect(args, &values, effect.arg, effect.extent, None, true, AccessKind::Atomic, span.clone());
             }
         }
         let result = match model.returns {
@@ -567,6 +567,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         values: &[Expr],
         arg: usize,
         extent: Extent,
+        field: Option<&str>,
         write: bool,
         access: AccessKind,
         span: Option<crate::diagnostics::Span>,
@@ -627,7 +628,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     Some(key) => Object { address: address.clone(), ty: pointee, owner: Owner::Local(key.clone()), field_key: Some(key) },
                     None => Object { address: address.clone(), ty: pointee, owner: Owner::Heap, field_key: None },
                 };
+                // `field="F"`: the leaves inside that field only (all of
+                // them when the record has no such field, which is sound).
+                let record = pointee.canonical();
+                let range = field.and_then(|f| {
+                    let start = record.offset_of(f)? / 8;
+                    let size = record.fields().into_iter().find(|d| d.spelling() == f)?.ty().size_of()?;
+                    Some(start..start + size)
+                });
                 for leaf in layout::scalar_leaves(pointee) {
+                    if range.as_ref().is_some_and(|r| !r.contains(&leaf.offset)) {
+                        continue;
+                    }
                     let place = self.leaf_place(&object, &leaf);
                     self.access(&place, write, access, span.clone());
                 }
