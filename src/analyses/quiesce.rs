@@ -12,13 +12,15 @@
 //! every path through the same procedure (a forward must-analysis:
 //! `quiesce` adds its effective set, `live` removes what it makes live,
 //! closed over callbacks, a call removes what its callee may make live and
-//! adds what the callee surely leaves quiesced); let S be every entry
-//! point that may still run, that is neither t, nor in Q, nor an init or
-//! exit entry point, plus what t itself may make live. Then t is
-//! effective when t is not among the entry points S may make live (closed
-//! under callbacks making others live, [`crate::instrument::lockset`]),
-//! and, for a model whose call only waits for the run in progress
-//! (`self="waits"`: flush_work), when t cannot make itself live either.
+//! adds what the callee surely leaves quiesced). The effective set E is
+//! the largest subset of the targets such that, with S every entry point
+//! that may still run (neither in E nor in Q, nor an init or exit entry
+//! point) plus the members of Q that a member of E may have made live
+//! again before it stopped, no member of E is among the entry points S
+//! may make live (closed under callbacks making others live,
+//! [`crate::instrument::lockset`]); for a model whose call only waits for
+//! the run in progress (`self="waits"`: flush_work), no member of E may
+//! make a member of E live either.
 //! A procedure's summary (what it surely leaves quiesced) is the
 //! intersection of the states at its returns; summaries are iterated
 //! from empty sets upwards, so each iterate is sound.
@@ -137,20 +139,38 @@ impl Cx<'_> {
         set
     }
 
-    /// Whether target `t` stays quiesced after a quiesce command reached
-    /// with `q` surely quiesced.
-    fn effective(&self, t: usize, q: &BTreeSet<usize>, stops_self: bool) -> bool {
-        let Some(own) = &self.liveness.per_entry[t] else { return false };
-        if !stops_self && own.contains(&t) {
-            return false;
-        }
-        let mut s: BTreeSet<usize> = (0..self.roles.len())
-            .filter(|&x| x != t && !q.contains(&x) && !matches!(self.roles[x], Role::Init | Role::Exit))
-            .collect();
-        s.extend(own.iter().copied().filter(|&y| y != t));
-        match self.liveness.close(&Some(s)) {
-            None => false,
-            Some(closed) => !closed.contains(&t),
+    /// The targets `wanted` of one quiesce command that stay quiesced
+    /// after it, reached with `q` surely quiesced: the largest subset E
+    /// such that no entry point that may still run (S: neither in E nor in
+    /// Q, nor init or exit, plus the members of Q that E's callbacks may
+    /// have made live again before they stopped) may make a member of E
+    /// live; with `self="waits"`, no member of E may make one live either.
+    fn effective(&self, wanted: BTreeSet<usize>, q: &BTreeSet<usize>, stops_self: bool) -> BTreeSet<usize> {
+        let mut e = wanted;
+        loop {
+            if e.is_empty() {
+                return e;
+            }
+            let mut s: BTreeSet<usize> = (0..self.roles.len())
+                .filter(|x| !e.contains(x) && !q.contains(x) && !matches!(self.roles[*x], Role::Init | Role::Exit))
+                .collect();
+            let mut by_e: LiveSet = Some(BTreeSet::new());
+            for &x in &e {
+                super::super::instrument::lockset::join_sets(&mut by_e, &self.liveness.per_entry[x]);
+            }
+            match &by_e {
+                None => s.extend(q.iter().copied()),
+                Some(set) => s.extend(set.iter().copied().filter(|y| q.contains(y) && !e.contains(y))),
+            }
+            if !stops_self && by_e.as_ref().is_none_or(|set| set.iter().any(|y| e.contains(y))) {
+                return BTreeSet::new();
+            }
+            let Some(closed) = self.liveness.close(&Some(s)) else { return BTreeSet::new() };
+            let next: BTreeSet<usize> = e.iter().copied().filter(|t| !closed.contains(t)).collect();
+            if next == e {
+                return e;
+            }
+            e = next;
         }
     }
 
@@ -223,7 +243,7 @@ impl Cx<'_> {
                 Command::Quiesce { targets, stops_self, .. } => {
                     let stops_self = *stops_self;
                     let wanted: BTreeSet<usize> = targets.iter().filter_map(|t| self.liveness.index.get(t).copied()).collect();
-                    let eff: BTreeSet<usize> = wanted.into_iter().filter(|&t| self.effective(t, state, stops_self)).collect();
+                    let eff = self.effective(wanted, state, stops_self);
                     state.extend(eff.iter().copied());
                     if let Some(out) = out.as_deref_mut() {
                         out.push(((b, i), eff));

@@ -215,6 +215,11 @@ pub struct LocksetProgram {
 pub type LiveSet = Option<BTreeSet<usize>>;
 
 /// `a := a ∪ b`.
+pub(crate) fn join_sets(a: &mut LiveSet, b: &LiveSet) {
+    join(a, b)
+}
+
+/// `a := a ∪ b`.
 fn join(a: &mut LiveSet, b: &LiveSet) {
     match (a.as_mut(), b) {
         (Some(x), Some(y)) => x.extend(y.iter().copied()),
