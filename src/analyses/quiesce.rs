@@ -254,3 +254,65 @@ impl Cx<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Span;
+    use crate::ir::{EntryPointInfo, ProcedureBuilder};
+    use crate::models::EntryKind;
+
+    fn span() -> Span {
+        Span { file: std::sync::Arc::from(std::path::Path::new("t.c")), line: 1, column: 1 }
+    }
+
+    fn quiesce(target: &str) -> Command {
+        Command::Quiesce { function: "q".into(), targets: vec![target.into()], stops_self: true, effective: Vec::new(), span: None }
+    }
+
+    fn make_live(target: &str) -> Command {
+        Command::MakeLive { function: "queue_work_on".into(), targets: Some(vec![target.into()]), span: None }
+    }
+
+    /// An interrupt handler that queues a work item, the work item, and a
+    /// remove that quiesces them in the given order; returns the effective
+    /// sets of remove's two quiesce commands.
+    fn remove_quiescing(order: [&str; 2]) -> Vec<Vec<String>> {
+        let mut program = Program::new();
+        let mut entry = |program: &mut Program, name: &str, kind: EntryKind, body: Vec<Command>| {
+            let mut b = ProcedureBuilder::new(program, name, None);
+            for c in body {
+                b.push(c);
+            }
+            b.ret();
+            let procedure = b.finish();
+            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new() });
+        };
+        entry(&mut program, "handler", EntryKind::Irq, vec![make_live("work")]);
+        entry(&mut program, "work", EntryKind::Work, vec![]);
+        entry(&mut program, "remove", EntryKind::Remove, vec![quiesce(order[0]), quiesce(order[1])]);
+        resolve(&mut program);
+        let remove = program.entry_points.values().find(|e| e.name == "remove").map(|e| e.procedure).expect("remove");
+        let mut out = Vec::new();
+        for (_, block) in program.procedures[remove].blocks.iter() {
+            for c in &block.commands {
+                if let Command::Quiesce { effective, .. } = c {
+                    out.push(effective.clone());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_work_item_the_live_handler_may_queue_again_is_not_quiesced() {
+        let sets = remove_quiescing(["work", "handler"]);
+        assert_eq!(sets, vec![Vec::<String>::new(), vec!["handler".to_string()]]);
+    }
+
+    #[test]
+    fn a_work_item_cancelled_after_its_handler_is_quiesced() {
+        let sets = remove_quiescing(["handler", "work"]);
+        assert_eq!(sets, vec![vec!["handler".to_string()], vec!["work".to_string()]]);
+    }
+}
