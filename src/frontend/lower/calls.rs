@@ -108,7 +108,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 None => self.unknown_call(c, &name, &args),
             };
             if !self.b.is_terminated() {
-                let targets = super::quiesce::targets(self.s, &q.quiesces);
+                let targets = super::quiesce::targets(self.s, &q.quiesces, &args);
                 self.b.push(Command::Quiesce { function: name, targets, stops_self: q.stops_self, effective: Vec::new(), span });
             }
             return value;

@@ -54,7 +54,7 @@ pub struct Shared<'m> {
     pub entry_kinds: Vec<(String, Vec<crate::models::EntryKind>)>,
     /// Every entry point's function with the structure of each of its
     /// registrations (`None`: not a structure field), for `quiesces`.
-    pub entry_records: Vec<(String, Vec<Option<String>>)>,
+    pub entry_records: Vec<(String, Vec<super::quiesce::OriginInfo>)>,
     /// Warnings so far.
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
