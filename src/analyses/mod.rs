@@ -16,3 +16,4 @@ pub mod must_held;
 pub mod objects;
 pub mod pairs;
 pub mod private;
+pub mod quiesce;

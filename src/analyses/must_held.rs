@@ -208,6 +208,7 @@ impl CallSummaries {
                         | Command::TryLock { .. }
                         | Command::LockUnknown { .. }
                         | Command::InterruptControl { .. }
+                        | Command::Quiesce { .. }
                         | Command::GhostAccess { .. }
                         | Command::Approximation { .. } => {}
                     }
@@ -403,6 +404,7 @@ fn transfer(
             | Command::Assert { .. }
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
+            | Command::Quiesce { .. }
             | Command::GhostAccess { .. }
             | Command::Approximation { .. } => {}
         }

@@ -428,6 +428,7 @@ fn step(st: &mut State<'_>, c: &Command) -> bool {
         | Command::InterruptControl { .. }
         | Command::GhostAccess { .. }
         | Command::MakeLive { .. }
+        | Command::Quiesce { .. }
         | Command::Approximation { .. } => false,
     }
 }

@@ -29,7 +29,12 @@
 //!   into, an unresolved function pointer, a registration the models do not
 //!   narrow) makes every callback live: `LIVE := true`. One instrumented
 //!   procedure and one Houdini summary serve every partner: the summaries
-//!   are formulas over `PARTNER` ([`crate::vcgen::contracts`]).
+//!   are formulas over `PARTNER` ([`crate::vcgen::contracts`]). A
+//!   `quiesce` command with effective set Q (the callbacks the call waits
+//!   for and that nothing still live can make live again,
+//!   [`crate::analyses::quiesce`]) becomes `LIVE := LIVE && PARTNER ∉ Q`:
+//!   what the running entry point does afterwards cannot race with a
+//!   quiesced partner (teardown: `free_irq`, `timer_delete_sync`, …).
 //!
 //! The ghost state belongs to "the entry point running": a pair check
 //! encodes the two entry points' bodies separately, each from its own
@@ -197,11 +202,22 @@ pub struct LocksetProgram {
     /// making others live; `None`: any. A procedure that makes nothing
     /// live is absent.
     pub live_within: std::collections::HashMap<ProcId, LiveSet>,
+    /// For every procedure that surely leaves some entry points quiesced
+    /// when it returns, those entry points ([`crate::analyses::quiesce`]).
+    pub quiesced_within: std::collections::HashMap<ProcId, BTreeSet<usize>>,
+    /// Whether some `quiesce` command clears `LIVE` for some partner (then
+    /// `LIVE` is not monotone).
+    pub quiesces: bool,
 }
 
 /// A set of entry points made live (indices into
 /// [`LocksetProgram::entries`]); `None`: all of them.
 pub type LiveSet = Option<BTreeSet<usize>>;
+
+/// `a := a ∪ b`.
+pub(crate) fn join_sets(a: &mut LiveSet, b: &LiveSet) {
+    join(a, b)
+}
 
 /// `a := a ∪ b`.
 fn join(a: &mut LiveSet, b: &LiveSet) {
@@ -215,17 +231,24 @@ fn join(a: &mut LiveSet, b: &LiveSet) {
 /// The entry points made live per procedure: the direct targets of its
 /// own `live` commands, the closure of a target set, and the set a
 /// procedure and its callees may make live.
-struct Liveness {
+pub(crate) struct Liveness {
     /// Per procedure, the union of the (unclosed) targets of its commands.
     direct: std::collections::HashMap<ProcId, LiveSet>,
     /// Per entry point, what its body (callees included) makes live.
-    per_entry: Vec<LiveSet>,
-    index: std::collections::HashMap<String, usize>,
+    pub(crate) per_entry: Vec<LiveSet>,
+    pub(crate) index: std::collections::HashMap<String, usize>,
 }
 
 impl Liveness {
-    fn new(lowered: &Program, entries: &[InstrumentedEntry]) -> Liveness {
-        let index: std::collections::HashMap<String, usize> = entries.iter().enumerate().map(|(i, e)| (e.name.clone(), i)).collect();
+    /// The liveness of a lowered program's entry points, in its order.
+    pub(crate) fn of(lowered: &Program) -> Liveness {
+        let entries: Vec<(String, Vec<ProcId>)> =
+            lowered.entry_points.values().map(|e| (e.name.clone(), lowered.reachable(e.procedure))).collect();
+        Liveness::new(lowered, &entries)
+    }
+
+    fn new(lowered: &Program, entries: &[(String, Vec<ProcId>)]) -> Liveness {
+        let index: std::collections::HashMap<String, usize> = entries.iter().enumerate().map(|(i, e)| (e.0.clone(), i)).collect();
         let mut direct = std::collections::HashMap::new();
         for (p, procedure) in lowered.procedures.iter() {
             let mut set: LiveSet = Some(BTreeSet::new());
@@ -243,12 +266,12 @@ impl Liveness {
             }
         }
         let mut this = Liveness { direct, per_entry: Vec::new(), index };
-        this.per_entry = entries.iter().map(|e| this.reached(&e.procedures)).collect();
+        this.per_entry = entries.iter().map(|e| this.reached(&e.1)).collect();
         this
     }
 
     /// The union of the direct targets of `procs` (unclosed).
-    fn reached(&self, procs: &[ProcId]) -> LiveSet {
+    pub(crate) fn reached(&self, procs: &[ProcId]) -> LiveSet {
         let mut set = Some(BTreeSet::new());
         for p in procs {
             if let Some(d) = self.direct.get(p) {
@@ -260,7 +283,7 @@ impl Liveness {
 
     /// `set` closed under "a live entry point makes what its body makes
     /// live".
-    fn close(&self, set: &LiveSet) -> LiveSet {
+    pub(crate) fn close(&self, set: &LiveSet) -> LiveSet {
         let mut out = set.clone();
         let mut todo: Vec<usize> = set.iter().flatten().copied().collect();
         let mut done = BTreeSet::new();
@@ -281,7 +304,7 @@ impl Liveness {
 
 /// The entry points a `live` command names (those that are entry points
 /// of this program; `None`: all).
-fn targets_of(index: &std::collections::HashMap<String, usize>, targets: &Option<Vec<String>>) -> LiveSet {
+pub(crate) fn targets_of(index: &std::collections::HashMap<String, usize>, targets: &Option<Vec<String>>) -> LiveSet {
     targets.as_ref().map(|t| t.iter().filter_map(|f| index.get(f).copied()).collect())
 }
 
@@ -319,7 +342,8 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
     let locks_at = crate::analyses::held::locks_at_accesses(lowered, &roots);
     let ghost = declare_ghost(&mut program, lowered, &regions, &locks_at);
     let reached: BTreeSet<ProcId> = entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
-    let liveness = Liveness::new(lowered, &entries);
+    let parts: Vec<(String, Vec<ProcId>)> = entries.iter().map(|e| (e.name.clone(), e.procedures.clone())).collect();
+    let liveness = Liveness::new(lowered, &parts);
     let mut live_within = std::collections::HashMap::new();
     for &p in &reached {
         let set = liveness.close(&liveness.reached(&lowered.reachable(p)));
@@ -327,13 +351,15 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
             live_within.insert(p, set);
         }
     }
-    let mut cx = Context { ghost: &ghost, watched: &watched, regions: &regions, sites: Vec::new(), liveness: &liveness };
+    let mut cx = Context { ghost: &ghost, watched: &watched, regions: &regions, sites: Vec::new(), liveness: &liveness, quiesces: false };
     for p in reached {
         instrument_procedure(&mut cx, &mut program, lowered, p);
     }
     let sites = cx.sites;
     let region_of = ghost.region_vars().map(|(r, v)| (v, r)).collect();
-    LocksetProgram { program, ghost, region_of, entries, watched, sites, live_within }
+    let quiesced_within = crate::analyses::quiesce::summaries(lowered);
+    let quiesces = cx.quiesces;
+    LocksetProgram { program, ghost, region_of, entries, watched, sites, live_within, quiesced_within, quiesces }
 }
 
 /// What instrumenting a command needs.
@@ -343,6 +369,8 @@ struct Context<'a> {
     regions: &'a BTreeSet<RegionId>,
     sites: Vec<AccessSite>,
     liveness: &'a Liveness,
+    /// Whether some `quiesce` command was instrumented with an effect.
+    quiesces: bool,
 }
 
 /// The shared regions some procedure of `procs` accesses, and the
@@ -520,6 +548,16 @@ fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out
             let set = cx.liveness.close(&targets_of(&cx.liveness.index, targets));
             if set.as_ref().is_none_or(|s| !s.is_empty()) {
                 let value = Expr::or(Expr::var(ghost.live), partner_in(Expr::var(ghost.partner), &set));
+                out.push(Command::Assign { target: ghost.live, value, span: span.clone() });
+            }
+        }
+        Command::Quiesce { effective, span, .. } => {
+            // The partner, if quiesced here, runs no more: the accesses
+            // that follow cannot race with it.
+            let set: BTreeSet<usize> = effective.iter().filter_map(|f| cx.liveness.index.get(f).copied()).collect();
+            if !set.is_empty() {
+                cx.quiesces = true;
+                let value = Expr::and(Expr::var(ghost.live), Expr::not(partner_in(Expr::var(ghost.partner), &Some(set))));
                 out.push(Command::Assign { target: ghost.live, value, span: span.clone() });
             }
         }

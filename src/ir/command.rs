@@ -296,6 +296,25 @@ pub enum Command {
         /// The C source.
         span: Option<Span>,
     },
+    /// `quiesce "free_irq" {handler} {handler};`: the call returns only
+    /// once the named callbacks have finished, and they cannot start again
+    /// until something makes them live again
+    /// (`kernel-models/entry-points/quiescing.xml`).
+    Quiesce {
+        /// The quiescing function.
+        function: String,
+        /// The entry points (C function names) its model names.
+        targets: Vec<String>,
+        /// Whether the call also stops a target that re-arms itself while
+        /// the call waits (the model's `self="stops"`).
+        stops_self: bool,
+        /// Those surely not running after it: no callback still live may
+        /// make them live again ([`crate::analyses::quiesce`]); filled in
+        /// after lowering.
+        effective: Vec<String>,
+        /// The C source.
+        span: Option<Span>,
+    },
     /// `approx {external-call} "foo";`: the lowering approximated here.
     Approximation {
         /// What was approximated.
@@ -326,6 +345,7 @@ impl Command {
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
+            | Command::Quiesce { .. }
             | Command::Approximation { .. } => {}
         }
     }
@@ -346,6 +366,7 @@ impl Command {
             | Command::LockUnknown { span, .. }
             | Command::InterruptControl { span, .. }
             | Command::MakeLive { span, .. }
+            | Command::Quiesce { span, .. }
             | Command::GhostAccess { span, .. }
             | Command::Approximation { span, .. } => span.as_ref(),
         }
@@ -366,6 +387,7 @@ impl Command {
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
+            | Command::Quiesce { .. }
             | Command::Approximation { .. } => Vec::new(),
         }
     }
@@ -385,6 +407,7 @@ impl Command {
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
+            | Command::Quiesce { .. }
             | Command::GhostAccess { .. }
             | Command::Approximation { .. } => Vec::new(),
         }

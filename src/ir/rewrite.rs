@@ -67,6 +67,13 @@ impl Command {
             Command::MakeLive { function, targets, assumed, span } => {
                 Command::MakeLive { function: function.clone(), targets: targets.clone(), assumed: *assumed, span: span.clone() }
             }
+            Command::Quiesce { function, targets, stops_self, effective, span } => Command::Quiesce {
+                function: function.clone(),
+                targets: targets.clone(),
+                stops_self: *stops_self,
+                effective: effective.clone(),
+                span: span.clone(),
+            },
             Command::GhostAccess { region, address, write, entry_point, span } => Command::GhostAccess {
                 region: *region,
                 address: address.map_vars(vars),

@@ -25,7 +25,9 @@ mod entry_points;
 mod functions;
 mod lifetimes;
 mod locks;
+mod quiesce;
 mod serialisation;
+pub use quiesce::{Quiesced, Quiesces};
 
 pub use atomic_values::{AtomicOp, AtomicResult, AtomicValue, BitUpdate};
 pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, PrivateArg, Registration, Role};
@@ -63,6 +65,10 @@ pub struct KernelModels {
     /// the reason: a call to one is still an external call, but not a
     /// registration.
     pub makes_nothing_live: HashMap<String, String>,
+    /// Functions that wait for some of the driver's callbacks to finish
+    /// and keep them from starting again (`free_irq`, `timer_delete_sync`),
+    /// by name.
+    pub quiesces: HashMap<String, Quiesces>,
     /// Lock object types by structure tag (or typedef name, for a typedef
     /// of an anonymous structure: `rwlock_t`).
     pub lock_types: HashMap<String, LockType>,
@@ -133,6 +139,8 @@ struct FileXml {
     lifetimes: Vec<lifetimes::LifetimeXml>,
     #[serde(rename = "makes-nothing-live", default)]
     makes_nothing_live: Vec<MakesNothingLiveXml>,
+    #[serde(rename = "quiesces", default)]
+    quiesces: Vec<quiesce::QuiescesXml>,
 }
 
 #[derive(serde::Deserialize)]
@@ -272,6 +280,12 @@ impl KernelModels {
                 return Err(ModelError { file: path, message: format!("makes-nothing-live `{f}` is also a makes-live or modelled function") });
             }
         }
+        for f in models.quiesces.keys() {
+            if models.makes_live.contains_key(f) || models.makes_nothing_live.contains_key(f) {
+                let path = files.first().map(|(p, _)| p.clone()).unwrap_or_default();
+                return Err(ModelError { file: path, message: format!("quiesces `{f}` is also a makes-live or makes-nothing-live function") });
+            }
+        }
         Ok(models)
     }
 
@@ -306,6 +320,10 @@ impl KernelModels {
         }
         for m in xml.makes_nothing_live {
             insert(&mut self.makes_nothing_live, "makes-nothing-live", m.function, m.reason)?;
+        }
+        for q in xml.quiesces {
+            let (function, q) = quiesce::quiesces(q)?;
+            insert(&mut self.quiesces, "quiesces", function, q)?;
         }
         for i in xml.internal_callbacks {
             let (function, reason) = entry_points::internal_callback(i);

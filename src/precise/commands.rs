@@ -185,6 +185,21 @@ impl Exec<'_> {
                 // callbacks may start right here.
                 self.switch(who, st, reach, span.as_ref(), function);
             }
+            Command::Quiesce { effective, span, .. } => {
+                // The call waits for the other thread if it quiesces it: a
+                // yield, then (settle_waits) the other thread has finished.
+                let other = match who {
+                    Who::T1 => Some(&self.pair_names[1]),
+                    Who::T2 => Some(&self.pair_names[0]),
+                    Who::Init => None,
+                };
+                if other.is_some_and(|o| effective.contains(o)) {
+                    self.switch(who, st, reach, span.as_ref(), function);
+                    let active = self.active(who, reach, st);
+                    self.waits.push((who, st.round.clone(), active));
+                }
+                self.line(who, reach, st, span.as_ref(), function);
+            }
             Command::Approximation { kind, detail, span } => {
                 if kind.affects_soundness() {
                     self.hits.insert(Hit::Unsupported(detail.clone(), span.as_ref().map(line_of)));

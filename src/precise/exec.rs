@@ -207,11 +207,16 @@ pub struct Exec<'a> {
     pub trace: Trace,
     /// The site being executed.
     pub(super) site: Site,
-    /// The entry points (C names) of threads T1 and T2, which a `live`
-    /// command makes live only if its targets name them.
+    /// The entry points (C names) of threads T1 and T2: a `live` command
+    /// makes them live only if it names them, a `quiesce` waits for them.
     pub(super) pair_names: [String; 2],
     /// What each registration makes live ([`super::liveness`]).
     pub(super) live_closure: std::sync::Arc<super::liveness::LiveClosure>,
+    /// Each thread's round and whether it finished, at its end.
+    pub(super) ends: HashMap<Who, (Round, TermId)>,
+    /// The quiesce commands that wait for the other thread: who, its round
+    /// after the yield before the wait, and whether it is active there.
+    pub(super) waits: Vec<(Who, Round, TermId)>,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -277,6 +282,8 @@ impl<'a> Exec<'a> {
             site: Site::Thread(Who::Init, 0),
             pair_names: [String::new(), String::new()],
             live_closure: Default::default(),
+            ends: HashMap::new(),
+            waits: Vec::new(),
         }
     }
 
@@ -303,6 +310,26 @@ impl<'a> Exec<'a> {
     /// object-lifetime rule says they are distinct (entry points `i` and
     /// `j` of the program, run as T1 and T2): the same constraint as the
     /// lockset phase's (src/analyses/objects.rs). Once both threads exist.
+    /// The waits of `quiesce` commands (src/analyses/quiesce.rs): a thread
+    /// active at a quiesce command that names the other thread's entry
+    /// point is there only once the other thread has finished, in an
+    /// earlier round (thread 1 waiting for thread 2, which runs after it
+    /// in each round) or the same round (thread 2 waiting for thread 1).
+    pub fn settle_waits(&mut self) {
+        for (who, round, active) in std::mem::take(&mut self.waits) {
+            let other = match who {
+                Who::T1 => Who::T2,
+                Who::T2 => Who::T1,
+                Who::Init => continue,
+            };
+            let Some((end, finished)) = self.ends.get(&other).cloned() else { continue };
+            let before = if who == Who::T1 { end.lt(&mut self.t, &round) } else { end.le(&mut self.t, &round) };
+            let ok = self.t.and(&[finished, before]);
+            let c = self.t.implies(active, ok);
+            self.constraints.push(c);
+        }
+    }
+
     pub fn separate_objects(&mut self, i: usize, j: usize) {
         let args_of = |who: Who, trace: &super::replay::Trace| trace.threads.iter().find(|t| t.who == who).map(|t| t.args.clone());
         let (Some(a1), Some(a2)) = (args_of(Who::T1, &self.trace), args_of(Who::T2, &self.trace)) else { return };
@@ -376,6 +403,8 @@ impl<'a> Exec<'a> {
         let (after, r, _) = self.procedure(who, entry, args, st, reach, 0);
         st = after;
         reach = r;
+        let finished = self.active(who, reach, &st);
+        self.ends.insert(who, (st.round.clone(), finished));
         for &l in held {
             stage += 1;
             self.site = Site::Thread(who, stage);

@@ -314,6 +314,7 @@ impl Setup<'_> {
             exec.thread(Who::T1, first.procedure, &self.held[i], waits && !first_init);
             exec.thread(Who::T2, second.procedure, &self.held[j], waits && !second_init);
             exec.separate_objects(i, j);
+            exec.settle_waits();
             let roots: Vec<TermId> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();
             let consistency = exec.mem.consistency(&mut exec.t, &roots);
             exec.constraints.extend(consistency.assumptions);

@@ -271,6 +271,10 @@ struct Interp<'p, 'o, 'a, 'c> {
     writes: Vec<(Who, RegionId, i128)>,
     pending: Option<Pending>,
     globals: Vec<(i128, i128)>,
+    /// The entry point (C name) each thread runs, and the threads that
+    /// have finished, for the waits of `quiesce` commands.
+    names: HashMap<Who, String>,
+    finished: Vec<Who>,
 }
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
@@ -302,6 +306,15 @@ pub fn replay(
         pending: None,
         globals: global_layout(program),
         closure,
+        names: trace
+            .threads
+            .iter()
+            .map(|s| {
+                let name = program.entry_points.values().find(|e| e.procedure == s.entry).map(|e| e.name.clone());
+                (s.who, name.unwrap_or_else(|| program.procedures[s.entry].name.clone()))
+            })
+            .collect(),
+        finished: Vec::new(),
     };
     match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
@@ -395,6 +408,7 @@ impl Interp<'_, '_, '_, '_> {
             let last = start.body + start.held.len() as u32;
             if th.stage > last {
                 th.done = true;
+                self.finished.push(th.who);
                 return Ok(());
             }
             let mut used = th.used;
@@ -624,6 +638,29 @@ impl Interp<'_, '_, '_, '_> {
                 // A registration publishes what its thread created.
                 for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {
                     o.2 = true;
+                }
+            }
+            Command::Quiesce { function, effective, .. } => {
+                // A call that quiesces the other thread returns only once
+                // that thread has finished.
+                let other = match th.who {
+                    Who::T1 => Some(Who::T2),
+                    Who::T2 => Some(Who::T1),
+                    Who::Init => None,
+                };
+                let waited = other.and_then(|o| self.names.get(&o).filter(|n| effective.contains(n)).map(|n| (o, n.clone())));
+                if let Some((o, name)) = waited {
+                    if !th.frames[depth].yielded {
+                        th.frames[depth].yielded = true;
+                        let moved = self.yield_at(th, site, &mut used)?;
+                        th.frames[depth].used = used;
+                        if moved {
+                            return Ok(true);
+                        }
+                    }
+                    if !self.finished.contains(&o) {
+                        return reject(format!("{function} returns while {name}, which it waits for, has not finished"));
+                    }
                 }
             }
             Command::Approximation { .. } | Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } => {}

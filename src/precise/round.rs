@@ -50,6 +50,23 @@ impl Round {
         &self.past
     }
 
+    /// Whether this round is at most `other`'s.
+    pub fn le(&self, t: &mut TermBank, other: &Round) -> TermId {
+        let bits: Vec<TermId> = self.past.iter().zip(other.past.iter()).map(|(&a, &b)| t.implies(a, b)).collect();
+        t.and(&bits)
+    }
+
+    /// Whether this round is before `other`'s.
+    pub fn lt(&self, t: &mut TermBank, other: &Round) -> TermId {
+        let le = self.le(t, other);
+        let nb: Vec<TermId> = self.past.iter().zip(other.past.iter()).map(|(&a, &b)| {
+            let na = t.not(a);
+            t.and(&[na, b])
+        }).collect();
+        let some = t.or(&nb);
+        t.and(&[le, some])
+    }
+
     /// The dead round K + 1.
     pub fn dead(t: &TermBank, k: u32) -> Round {
         Round::constant(t, k, k + 1)

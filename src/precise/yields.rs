@@ -127,6 +127,7 @@ impl Footprint {
                         | Command::LockUnknown { .. }
                         | Command::InterruptControl { .. }
                         | Command::MakeLive { .. }
+                        | Command::Quiesce { .. }
                         | Command::GhostAccess { .. }
                         | Command::Approximation { .. } => {}
                     }

@@ -51,6 +51,13 @@ pub enum Shape {
     /// `live ==> old(live) || in_p`: the procedure makes no partner live
     /// but those it may.
     LiveWithin(VarId),
+    /// `q_p ==> !live`: the procedure leaves the partner not live if it
+    /// surely quiesces it (`q_p`: `PARTNER` is among the entry points the
+    /// procedure surely leaves quiesced, [`crate::analyses::quiesce`]).
+    QuiescedWithin(VarId),
+    /// `q_p ==> v == old(v)`: nor does it record an access then (its
+    /// accesses come after the quiescing call).
+    UnchangedWhenQuiesced(VarId),
 }
 
 impl Shape {
@@ -62,7 +69,9 @@ impl Shape {
             | Shape::UnchangedWhenHeld(_, v)
             | Shape::UnchangedUnlessLive(_, v)
             | Shape::UnchangedUnlessMadeLive(_, v)
-            | Shape::LiveWithin(v) => v,
+            | Shape::LiveWithin(v)
+            | Shape::QuiescedWithin(v)
+            | Shape::UnchangedWhenQuiesced(v) => v,
         }
     }
 }
@@ -111,6 +120,8 @@ pub struct Summaries {
     /// `PARTNER`, and the entry points each procedure may make live.
     partner: Option<VarId>,
     live_within: HashMap<ProcId, crate::instrument::lockset::LiveSet>,
+    /// The entry points each procedure surely leaves quiesced.
+    quiesced_within: HashMap<ProcId, BTreeSet<usize>>,
 }
 
 impl Summaries {
@@ -168,6 +179,15 @@ impl Summaries {
         }
     }
 
+    /// `q_p` of procedure p over the given `PARTNER` term: `PARTNER` is
+    /// among the entry points p surely leaves quiesced.
+    pub fn partner_quiesced(&self, p: ProcId, partner: Expr) -> Expr {
+        match self.quiesced_within.get(&p) {
+            None => Expr::bool(false),
+            Some(set) => crate::instrument::lockset::partner_in(partner, &Some(set.clone())),
+        }
+    }
+
     /// `PARTNER`.
     pub fn partner(&self) -> Option<VarId> {
         self.partner
@@ -189,17 +209,32 @@ impl Summaries {
 pub fn build(lp: &LocksetProgram) -> Summaries {
     let program = &lp.program;
     let g = &lp.ghost;
-    let mut s = Summaries { partner: Some(g.partner), live_within: lp.live_within.clone(), ..Summaries::default() };
+    let mut s = Summaries {
+        partner: Some(g.partner),
+        live_within: lp.live_within.clone(),
+        quiesced_within: lp.quiesced_within.clone(),
+        ..Summaries::default()
+    };
     for v in g.ls.values().chain(g.lsx.values()) {
         s.monotone.insert(*v, Monotone::Shrinks);
     }
-    for v in g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()).chain([&g.live]) {
+    for v in g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()) {
         s.monotone.insert(*v, Monotone::Grows);
     }
+    // A quiesce command lowers `LIVE`; without one it only grows.
+    if !lp.quiesces {
+        s.monotone.insert(g.live, Monotone::Grows);
+    }
     let procedures: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
-    // Liveness candidates only where an init entry point can run.
-    let under_init: BTreeSet<ProcId> =
-        lp.entries.iter().filter(|e| e.is_init()).flat_map(|e| e.procedures.iter().copied()).collect();
+    // Liveness candidates only where an init entry point can run, or an
+    // entry point that quiesces callbacks.
+    let quiescing: BTreeSet<ProcId> = lp.quiesced_within.keys().copied().collect();
+    let under_init: BTreeSet<ProcId> = lp
+        .entries
+        .iter()
+        .filter(|e| e.is_init() || (lp.quiesces && e.procedures.iter().any(|p| quiescing.contains(p) || quiesces_here(program, *p))))
+        .flat_map(|e| e.procedures.iter().copied())
+        .collect();
     let called: BTreeSet<ProcId> = procedures
         .iter()
         .flat_map(|p| program.procedures[*p].blocks.iter())
@@ -216,9 +251,35 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
         let bounded = s.live_within.get(&p).is_some_and(|set| set.is_some());
         let init = under_init.contains(&p).then_some(bounded);
         generate_candidates(program, &kinds, p, called.contains(&p), init, lp.ghost.live, &mut s);
+        if called.contains(&p) && s.quiesced_within.contains_key(&p) {
+            quiesce_candidates(&kinds, p, lp.ghost.live, &mut s);
+        }
     }
     s.alive = vec![true; s.candidates.len()];
     s
+}
+
+/// Whether procedure p contains a quiesce command.
+fn quiesces_here(program: &Program, p: ProcId) -> bool {
+    program.procedures[p].blocks.iter().any(|(_, b)| b.commands.iter().any(|c| matches!(c, Command::Quiesce { .. })))
+}
+
+/// The postconditions of a procedure that surely leaves some partners
+/// quiesced: `q_p ==> !LIVE`, and `q_p ==> v == old(v)` for its access
+/// flags and locksets.
+fn quiesce_candidates(kinds: &HashMap<VarId, GhostKind>, p: ProcId, live: VarId, s: &mut Summaries) {
+    let modified: Vec<VarId> = s.modifies(p).iter().copied().collect();
+    let mut shapes = vec![Shape::QuiescedWithin(live)];
+    for v in modified {
+        if matches!(kinds.get(&v), Some(GhostKind::Lockset(_) | GhostKind::Flag)) {
+            shapes.push(Shape::UnchangedWhenQuiesced(v));
+        }
+    }
+    for shape in shapes {
+        let i = s.candidates.len();
+        s.candidates.push(Candidate { procedure: p, at: At::Ensures, shape });
+        s.by_place.entry((p, At::Ensures)).or_default().push(i);
+    }
 }
 
 fn compute_modifies(program: &Program, lp: &LocksetProgram, procedures: &BTreeSet<ProcId>, s: &mut Summaries) {

@@ -172,7 +172,11 @@ impl<'a> Encoder<'a> {
     fn is_sliced(&self, c: &Candidate) -> bool {
         use super::contracts::Shape;
         match c.shape {
-            Shape::Unchanged(v) | Shape::Equals(v, _) | Shape::LiveWithin(v) => self.is_dropped(v),
+            Shape::Unchanged(v)
+            | Shape::Equals(v, _)
+            | Shape::LiveWithin(v)
+            | Shape::QuiescedWithin(v)
+            | Shape::UnchangedWhenQuiesced(v) => self.is_dropped(v),
             Shape::UnchangedWhenHeld(a, v) | Shape::UnchangedUnlessLive(a, v) | Shape::UnchangedUnlessMadeLive(a, v) => {
                 self.is_dropped(a) || self.is_dropped(v)
             }
@@ -456,6 +460,7 @@ impl<'a> Encoder<'a> {
             | Command::LockUnknown { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
+            | Command::Quiesce { .. }
             | Command::GhostAccess { .. }
             | Command::Approximation { .. } => r,
         }
@@ -521,12 +526,28 @@ impl<'a> Encoder<'a> {
         }
     }
 
+    /// `q_p` of procedure p: `PARTNER` is among the entry points p surely
+    /// leaves quiesced.
+    fn partner_quiesced(&mut self, p: ProcId, now: &mut Env) -> Expr {
+        let summaries = self.summaries;
+        match summaries.partner() {
+            Some(partner) => {
+                let term = Expr::var(self.current(now, partner));
+                summaries.partner_quiesced(p, term)
+            }
+            None => Expr::bool(false),
+        }
+    }
+
     /// A candidate's formula with `old` the incarnations at the start of
     /// the procedure (or before the call) and `now` the current ones.
     pub fn candidate_formula(&mut self, c: &Candidate, now: &mut Env, old: &Env) -> Expr {
         let made = match c.shape {
             super::contracts::Shape::UnchangedUnlessMadeLive(..) | super::contracts::Shape::LiveWithin(_) => {
                 self.partner_made_live(c.procedure, now)
+            }
+            super::contracts::Shape::QuiescedWithin(_) | super::contracts::Shape::UnchangedWhenQuiesced(_) => {
+                self.partner_quiesced(c.procedure, now)
             }
             _ => Expr::bool(false),
         };
@@ -563,6 +584,14 @@ impl<'a> Encoder<'a> {
                 let l = old_of(self, live);
                 let (n, o) = (now_of(self, v), old_of(self, v));
                 Expr::or_all(vec![l, made, Expr::eq(n, o)])
+            }
+            super::contracts::Shape::QuiescedWithin(live) => {
+                let n = now_of(self, live);
+                Expr::implies(made, Expr::not(n))
+            }
+            super::contracts::Shape::UnchangedWhenQuiesced(v) => {
+                let (n, o) = (now_of(self, v), old_of(self, v));
+                Expr::implies(made, Expr::eq(n, o))
             }
             super::contracts::Shape::LiveWithin(live) => {
                 let (n, o) = (now_of(self, live), old_of(self, live));

@@ -112,6 +112,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             return value;
         }
+        if let Some(q) = models.quiesces.get(&name) {
+            let span = Some(self.span(c));
+            let value = match models.functions.get(&name) {
+                Some(model) => self.modelled_call(c, model, &args),
+                None => self.unknown_call(c, &name, &args),
+            };
+            if !self.b.is_terminated() {
+                let targets = super::quiesce::targets(self.s, &q.quiesces, &args);
+                self.b.push(Command::Quiesce { function: name, targets, stops_self: q.stops_self, effective: Vec::new(), span });
+            }
+            return value;
+        }
         if let Some(model) = models.functions.get(&name) {
             return self.modelled_call(c, model, &args);
         }

@@ -52,6 +52,9 @@ pub struct Shared<'m> {
     /// Every entry point's function with the kinds of all its
     /// registrations (for the callbacks a registration makes live).
     pub entry_kinds: Vec<(String, Vec<crate::models::EntryKind>)>,
+    /// Every entry point's function with the structure of each of its
+    /// registrations (`None`: not a structure field), for `quiesces`.
+    pub entry_records: Vec<(String, Vec<super::quiesce::OriginInfo>)>,
     /// Warnings so far.
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
@@ -76,6 +79,7 @@ impl<'m> Shared<'m> {
             pending: Vec::new(),
             bit_locks: super::bitlocks::BitLockLog::default(),
             entry_kinds: Vec::new(),
+            entry_records: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
             privacy: Default::default(),

@@ -38,6 +38,7 @@ mod expr;
 mod layout;
 mod locks;
 mod place;
+mod quiesce;
 pub mod reach;
 pub mod regions;
 mod stats;
@@ -113,6 +114,7 @@ pub fn lower_from<'t>(
     let mut shared = Shared::new(models, main_file);
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
+    shared.entry_records = quiesce::entry_records(&entry_points.entry_points);
     if let Some(main_id) = main_id {
         shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
     }
@@ -157,6 +159,7 @@ pub fn lower_from<'t>(
     let regions = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
     let private = mark_private(&mut program, &privacy, models, entry_points);
+    crate::analyses::quiesce::resolve(&mut program);
     crate::ir::debug_validate(&program);
     Lowered { program, warnings, stats, regions, private }
 }

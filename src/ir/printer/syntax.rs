@@ -152,6 +152,9 @@ impl Writer<'_> {
             Command::MakeLive { function, targets: None, assumed: true, .. } => write!(out, "live assumed {function:?}")?,
             Command::MakeLive { function, targets: None, .. } => write!(out, "live {function:?}")?,
             Command::MakeLive { function, targets: Some(targets), .. } => write!(out, "live {function:?} {{{}}}", targets.join(", "))?,
+            Command::Quiesce { function, targets, effective, .. } => {
+                write!(out, "quiesce {function:?} {{{}}} {{{}}}", targets.join(", "), effective.join(", "))?
+            }
             Command::GhostAccess { region, address, write, entry_point, .. } => {
                 write!(out, "ghost.{} {region}[", if *write { "write" } else { "read" })?;
                 self.expr(out, address, ITE)?;

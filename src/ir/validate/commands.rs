@@ -91,7 +91,7 @@ impl Checker<'_> {
                     self.report(site, format!("entry point {entry_point} does not exist"));
                 }
             }
-            Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::MakeLive { .. } | Command::Approximation { .. } => {}
+            Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::MakeLive { .. } | Command::Quiesce { .. } | Command::Approximation { .. } => {}
         }
     }
 

@@ -1,0 +1,318 @@
+//! Which callbacks a quiescing call surely stops (`quiesce` commands,
+//! kernel-models/entry-points/quiescing.xml), and which callbacks a
+//! procedure surely leaves quiesced when it returns.
+//!
+//! # Algorithm
+//!
+//! A `quiesce` command names the entry points its model says the call
+//! waits for (`targets`). Target t is *effectively* quiesced at the
+//! command (its `effective` set) when nothing can make it live again
+//! afterwards, other than the caller's own later `live` commands (which
+//! the phases see): let Q be the entry points surely quiesced earlier on
+//! every path through the same procedure (a forward must-analysis:
+//! `quiesce` adds its effective set, `live` removes what it makes live,
+//! closed over callbacks, a call removes what its callee may make live and
+//! adds what the callee surely leaves quiesced). The effective set E is
+//! the largest subset of the targets such that, with S every entry point
+//! that may still run (neither in E nor in Q, nor an init or exit entry
+//! point) plus the members of Q that a member of E may have made live
+//! again before it stopped, no member of E is among the entry points S
+//! may make live (closed under callbacks making others live,
+//! [`crate::instrument::lockset`]); for a model whose call only waits for
+//! the run in progress (`self="waits"`: flush_work), no member of E may
+//! make a member of E live either.
+//! A procedure's summary (what it surely leaves quiesced) is the
+//! intersection of the states at its returns; summaries are iterated
+//! from empty sets upwards, so each iterate is sound.
+//!
+//! # Soundness
+//!
+//! A callback that may be live after the command is never in `effective`
+//! (an unknown call in a live callback makes every callback live, so it
+//! keeps every target live), except for two standing assumptions
+//! (docs/soundness.md): init entry points (module init, probe) and exit
+//! entry points other than the caller do not make a callback live again
+//! after the caller quiesced it (probe and remove of one device are
+//! serialised by the device lock; a module's init has returned before its
+//! devices are removed), and a kind's single registration is the object
+//! the call names. Procedures the must-analysis does not reach (no
+//! `quiesce` below them) quiesce nothing.
+
+use crate::instrument::lockset::{LiveSet, Liveness, targets_of};
+use crate::ir::{BlockId, Command, ProcId, Program, Terminator};
+use crate::models::Role;
+use std::collections::{BTreeSet, HashMap};
+
+/// The entry points (indices in the program's entry point order) each
+/// procedure surely leaves quiesced when it returns; absent: none.
+pub type Quiesced = HashMap<ProcId, BTreeSet<usize>>;
+
+/// Fills the `effective` set of every `quiesce` command of `program`.
+pub fn resolve(program: &mut Program) {
+    let (_, effective) = analyse(program);
+    for (p, b, i, names) in effective {
+        if let Command::Quiesce { effective, .. } = &mut program.procedures[p].blocks[b].commands[i] {
+            *effective = names;
+        }
+    }
+}
+
+/// What each procedure surely leaves quiesced when it returns.
+pub fn summaries(program: &Program) -> Quiesced {
+    analyse(program).0
+}
+
+/// The summaries, and the effective set of every quiesce command.
+#[allow(clippy::type_complexity)]
+fn analyse(program: &Program) -> (Quiesced, Vec<(ProcId, BlockId, usize, Vec<String>)>) {
+    let with: BTreeSet<ProcId> = program
+        .procedures
+        .iter()
+        .filter(|(_, p)| p.blocks.iter().any(|(_, b)| b.commands.iter().any(|c| matches!(c, Command::Quiesce { .. }))))
+        .map(|(id, _)| id)
+        .collect();
+    if with.is_empty() {
+        return (Quiesced::new(), Vec::new());
+    }
+    let liveness = Liveness::of(program);
+    let roles: Vec<Role> = program.entry_points.values().map(|e| e.kind.role()).collect();
+    let names: Vec<String> = program.entry_points.values().map(|e| e.name.clone()).collect();
+    // The procedures that reach a quiesce command (callers of `with`,
+    // transitively): the only ones whose summary can be non-empty.
+    let mut relevant = with.clone();
+    loop {
+        let before = relevant.len();
+        for (id, p) in program.procedures.iter() {
+            let calls = p.blocks.iter().flat_map(|(_, b)| b.commands.iter());
+            if calls.into_iter().any(|c| matches!(c, Command::Call { procedure, .. } if relevant.contains(procedure))) {
+                relevant.insert(id);
+            }
+        }
+        if relevant.len() == before {
+            break;
+        }
+    }
+    let mut cx = Cx { liveness: &liveness, roles: &roles, live_within: HashMap::new(), summaries: Quiesced::new() };
+    // Summaries grow from empty sets to a fixpoint (bounded: each round
+    // that changes something adds an entry point to a summary).
+    for _ in 0..=roles.len() * relevant.len() {
+        let mut changed = false;
+        for &p in &relevant {
+            let (returned, _) = cx.procedure(program, p);
+            if !returned.is_empty() && cx.summaries.get(&p) != Some(&returned) {
+                cx.summaries.insert(p, returned);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut out = Vec::new();
+    for &p in &with {
+        let (_, effective) = cx.procedure(program, p);
+        for ((b, i), set) in effective {
+            out.push((p, b, i, set.iter().map(|&e| names[e].clone()).collect()));
+        }
+    }
+    (cx.summaries, out)
+}
+
+struct Cx<'a> {
+    liveness: &'a Liveness,
+    roles: &'a [Role],
+    live_within: HashMap<ProcId, LiveSet>,
+    summaries: Quiesced,
+}
+
+/// The effective set of each quiesce command, by block and position.
+type Effective = Vec<((BlockId, usize), BTreeSet<usize>)>;
+
+impl Cx<'_> {
+    /// What a call to `q` may make live (closed).
+    fn made_live(&mut self, program: &Program, q: ProcId) -> LiveSet {
+        if let Some(set) = self.live_within.get(&q) {
+            return set.clone();
+        }
+        let set = self.liveness.close(&self.liveness.reached(&program.reachable(q)));
+        self.live_within.insert(q, set.clone());
+        set
+    }
+
+    /// The targets `wanted` of one quiesce command that stay quiesced
+    /// after it, reached with `q` surely quiesced: the largest subset E
+    /// such that no entry point that may still run (S: neither in E nor in
+    /// Q, nor init or exit, plus the members of Q that E's callbacks may
+    /// have made live again before they stopped) may make a member of E
+    /// live; with `self="waits"`, no member of E may make one live either.
+    fn effective(&self, wanted: BTreeSet<usize>, q: &BTreeSet<usize>, stops_self: bool) -> BTreeSet<usize> {
+        let mut e = wanted;
+        loop {
+            if e.is_empty() {
+                return e;
+            }
+            let mut s: BTreeSet<usize> = (0..self.roles.len())
+                .filter(|x| !e.contains(x) && !q.contains(x) && !matches!(self.roles[*x], Role::Init | Role::Exit))
+                .collect();
+            let mut by_e: LiveSet = Some(BTreeSet::new());
+            for &x in &e {
+                super::super::instrument::lockset::join_sets(&mut by_e, &self.liveness.per_entry[x]);
+            }
+            match &by_e {
+                None => s.extend(q.iter().copied()),
+                Some(set) => s.extend(set.iter().copied().filter(|y| q.contains(y) && !e.contains(y))),
+            }
+            if !stops_self && by_e.as_ref().is_none_or(|set| set.iter().any(|y| e.contains(y))) {
+                return BTreeSet::new();
+            }
+            let Some(closed) = self.liveness.close(&Some(s)) else { return BTreeSet::new() };
+            let next: BTreeSet<usize> = e.iter().copied().filter(|t| !closed.contains(t)).collect();
+            if next == e {
+                return e;
+            }
+            e = next;
+        }
+    }
+
+    /// The must-analysis of one procedure: the set surely quiesced at its
+    /// returns, and each quiesce command's effective set.
+    fn procedure(&mut self, program: &Program, p: ProcId) -> (BTreeSet<usize>, Effective) {
+        let procedure = &program.procedures[p];
+        let mut at: HashMap<BlockId, BTreeSet<usize>> = HashMap::new();
+        at.insert(procedure.entry, BTreeSet::new());
+        let mut work = vec![procedure.entry];
+        let mut effective = Vec::new();
+        let mut returned: Option<BTreeSet<usize>> = None;
+        let mut steps = 0usize;
+        while let Some(b) = work.pop() {
+            steps += 1;
+            if steps > 100_000 {
+                // Give up soundly: nothing quiesced.
+                return (BTreeSet::new(), Vec::new());
+            }
+            let mut state = at[&b].clone();
+            self.block(program, p, b, &mut state, None);
+            match &procedure.blocks[b].terminator {
+                Terminator::Goto(targets) => {
+                    for &s in targets {
+                        let merged = match at.get(&s) {
+                            None => state.clone(),
+                            Some(old) => old.intersection(&state).copied().collect(),
+                        };
+                        if at.get(&s) != Some(&merged) {
+                            at.insert(s, merged);
+                            work.push(s);
+                        }
+                    }
+                }
+                Terminator::Return | Terminator::Unreachable => {}
+            }
+        }
+        for (b, block) in procedure.blocks.iter() {
+            let Some(start) = at.get(&b) else { continue };
+            let mut state = start.clone();
+            self.block(program, p, b, &mut state, Some(&mut effective));
+            if matches!(block.terminator, Terminator::Return) {
+                returned = Some(match returned {
+                    None => state,
+                    Some(r) => r.intersection(&state).copied().collect(),
+                });
+            }
+        }
+        (returned.unwrap_or_default(), effective)
+    }
+
+    fn block(&mut self, program: &Program, p: ProcId, b: BlockId, state: &mut BTreeSet<usize>, mut out: Option<&mut Effective>) {
+        for (i, c) in program.procedures[p].blocks[b].commands.iter().enumerate() {
+            match c {
+                Command::MakeLive { targets, .. } => {
+                    match self.liveness.close(&targets_of(&self.liveness.index, targets)) {
+                        None => state.clear(),
+                        Some(set) => state.retain(|e| !set.contains(e)),
+                    }
+                }
+                Command::Call { procedure: q, .. } => {
+                    match self.made_live(program, *q) {
+                        None => state.clear(),
+                        Some(set) => state.retain(|e| !set.contains(e)),
+                    }
+                    if let Some(s) = self.summaries.get(q) {
+                        state.extend(s.iter().copied());
+                    }
+                }
+                Command::Quiesce { targets, stops_self, .. } => {
+                    let stops_self = *stops_self;
+                    let wanted: BTreeSet<usize> = targets.iter().filter_map(|t| self.liveness.index.get(t).copied()).collect();
+                    let eff = self.effective(wanted, state, stops_self);
+                    state.extend(eff.iter().copied());
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push(((b, i), eff));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Span;
+    use crate::ir::{EntryPointInfo, ProcedureBuilder};
+    use crate::models::EntryKind;
+
+    fn span() -> Span {
+        Span { file: std::sync::Arc::from(std::path::Path::new("t.c")), line: 1, column: 1 }
+    }
+
+    fn quiesce(target: &str) -> Command {
+        Command::Quiesce { function: "q".into(), targets: vec![target.into()], stops_self: true, effective: Vec::new(), span: None }
+    }
+
+    fn make_live(target: &str) -> Command {
+        Command::MakeLive { function: "queue_work_on".into(), targets: Some(vec![target.into()]), span: None }
+    }
+
+    /// An interrupt handler that queues a work item, the work item, and a
+    /// remove that quiesces them in the given order; returns the effective
+    /// sets of remove's two quiesce commands.
+    fn remove_quiescing(order: [&str; 2]) -> Vec<Vec<String>> {
+        let mut program = Program::new();
+        let mut entry = |program: &mut Program, name: &str, kind: EntryKind, body: Vec<Command>| {
+            let mut b = ProcedureBuilder::new(program, name, None);
+            for c in body {
+                b.push(c);
+            }
+            b.ret();
+            let procedure = b.finish();
+            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new() });
+        };
+        entry(&mut program, "handler", EntryKind::Irq, vec![make_live("work")]);
+        entry(&mut program, "work", EntryKind::Work, vec![]);
+        entry(&mut program, "remove", EntryKind::Remove, vec![quiesce(order[0]), quiesce(order[1])]);
+        resolve(&mut program);
+        let remove = program.entry_points.values().find(|e| e.name == "remove").map(|e| e.procedure).expect("remove");
+        let mut out = Vec::new();
+        for (_, block) in program.procedures[remove].blocks.iter() {
+            for c in &block.commands {
+                if let Command::Quiesce { effective, .. } = c {
+                    out.push(effective.clone());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_work_item_the_live_handler_may_queue_again_is_not_quiesced() {
+        let sets = remove_quiescing(["work", "handler"]);
+        assert_eq!(sets, vec![Vec::<String>::new(), vec!["handler".to_string()]]);
+    }
+
+    #[test]
+    fn a_work_item_cancelled_after_its_handler_is_quiesced() {
+        let sets = remove_quiescing(["handler", "work"]);
+        assert_eq!(sets, vec![vec!["handler".to_string()], vec!["work".to_string()]]);
+    }
+}

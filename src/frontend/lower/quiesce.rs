@@ -1,0 +1,107 @@
+//! The callbacks a quiescing call names (kernel-models/entry-points/
+//! quiescing.xml): for `kinds:K,K`, the entry point of each kind that has
+//! exactly one registration of that kind in the file (the call names one
+//! timer, work item, tasklet, NAPI context or line, which the lowering
+//! does not identify; with two registrations of a kind the call may name
+//! either, so it names neither); for `structs:S,S`, every entry point all
+//! of whose registrations are fields of those structures. Which of them
+//! the call surely stops is decided after lowering
+//! ([`crate::analyses::quiesce`]).
+
+use super::context::Shared;
+use crate::frontend::clang::{Cursor, CursorKind, UnaryOperator};
+use crate::frontend::entry_points::{EntryPoint, Via};
+use crate::models::{EntryKind, Quiesced};
+
+/// One registration of an entry point: its kind, the structure whose field
+/// holds the function (if any) and the variable holding that structure.
+#[derive(Clone, Debug)]
+pub struct OriginInfo {
+    kind: EntryKind,
+    record: Option<String>,
+    holder: Option<String>,
+}
+
+/// Each entry point's function with its registrations.
+pub(super) fn entry_records(entries: &[EntryPoint]) -> Vec<(String, Vec<OriginInfo>)> {
+    entries
+        .iter()
+        .map(|ep| {
+            let records = ep
+                .origins
+                .iter()
+                .map(|o| OriginInfo {
+                    kind: o.kind,
+                    record: match &o.via {
+                        Via::Field { record, .. } => Some(record.clone()),
+                        _ => None,
+                    },
+                    holder: o.holder.clone(),
+                })
+                .collect();
+            (ep.function.clone(), records)
+        })
+        .collect()
+}
+
+/// The global variable `&V` names, if the argument is that.
+fn global_address(c: Cursor<'_>) -> Option<String> {
+    match c.kind() {
+        CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => global_address(*c.children().last()?),
+        CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::AddrOf => {
+            let inner = *c.children().last()?;
+            let inner = if matches!(inner.kind(), CursorKind::ParenExpr | CursorKind::UnexposedExpr) { *inner.children().last()? } else { inner };
+            if inner.kind() != CursorKind::DeclRefExpr {
+                return None;
+            }
+            let v = inner.referenced()?;
+            let global = v.kind() == CursorKind::VarDecl && v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit);
+            global.then(|| v.spelling())
+        }
+        _ => None,
+    }
+}
+
+/// The entry points (C function names) a call with this model names.
+pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'_>]) -> Vec<String> {
+    let mut out = Vec::new();
+    match quiesced {
+        Quiesced::Kinds(kinds) => {
+            let named = args.first().and_then(|a| global_address(*a));
+            for kind in kinds {
+                if let Some(v) = &named {
+                    let held: Vec<&String> = shared
+                        .entry_records
+                        .iter()
+                        .filter(|(_, os)| os.iter().any(|o| o.kind == *kind && o.holder.as_deref() == Some(v.as_str())))
+                        .map(|(f, _)| f)
+                        .collect();
+                    if let [f] = held.as_slice() {
+                        out.push((*f).clone());
+                        continue;
+                    }
+                }
+                let with: Vec<(&String, usize)> = shared
+                    .entry_kinds
+                    .iter()
+                    .map(|(f, ks)| (f, ks.iter().filter(|k| *k == kind).count()))
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                if let [(f, 1)] = with.as_slice() {
+                    out.push((*f).clone());
+                }
+            }
+        }
+        Quiesced::Structs(structs) => {
+            for (f, records) in &shared.entry_records {
+                let all = !records.is_empty() && records.iter().all(|o| o.record.as_ref().is_some_and(|r| structs.contains(r)));
+                if all {
+                    out.push(f.clone());
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}

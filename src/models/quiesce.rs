@@ -1,0 +1,69 @@
+//! `quiesces` rules (kernel-models/entry-points/quiescing.xml): kernel
+//! functions that return only once some of the driver's callbacks have
+//! finished and cannot start again until something makes them live again
+//! (`free_irq`, `timer_delete_sync`, `cancel_work_sync`, …). Which
+//! callbacks is data: `kinds:K,K` (the entry point of each kind, when
+//! exactly one registration of that kind exists: the call names one timer,
+//! work item or line, and the lowering does not identify which) or
+//! `structs:S,S` (every entry point all of whose registrations are fields
+//! of those structures: `unregister_netdev` and `net_device_ops`).
+
+use super::EntryKind;
+
+/// Which callbacks a call quiesces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Quiesced {
+    /// The single registration of each of these kinds.
+    Kinds(Vec<EntryKind>),
+    /// Every entry point registered only through fields of these
+    /// structures.
+    Structs(Vec<String>),
+}
+
+/// A function that quiesces callbacks.
+#[derive(Clone, Debug)]
+pub struct Quiesces {
+    /// Which callbacks.
+    pub quiesces: Quiesced,
+    /// Whether it also stops a callback that re-arms itself while the call
+    /// waits (`timer_delete_sync`, `cancel_work_sync`, `tasklet_kill`) as
+    /// opposed to waiting for the current run only (`flush_work`).
+    pub stops_self: bool,
+    /// Why (the 6.12 mechanism).
+    pub reason: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct QuiescesXml {
+    #[serde(rename = "@function")]
+    pub function: String,
+    #[serde(rename = "@quiesces")]
+    quiesces: String,
+    #[serde(rename = "@self", default)]
+    self_: Option<String>,
+    #[serde(rename = "@reason")]
+    reason: String,
+}
+
+/// Parses one `quiesces` rule.
+pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
+    let f = &x.function;
+    let quiesces = if let Some(list) = x.quiesces.strip_prefix("kinds:") {
+        let kinds = list
+            .split(',')
+            .map(|k| EntryKind::parse(k.trim()).ok_or_else(|| format!("quiesces `{f}`: unknown kind `{k}`")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Quiesced::Kinds(kinds)
+    } else if let Some(list) = x.quiesces.strip_prefix("structs:") {
+        Quiesced::Structs(list.split(',').map(|s| s.trim().to_string()).collect())
+    } else {
+        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K or structs:S,S (got `{}`)", x.quiesces));
+    };
+    let stops_self = match x.self_.as_deref() {
+        None | Some("waits") => false,
+        Some("stops") => true,
+        Some(other) => return Err(format!("quiesces `{f}`: `self` must be stops or waits (got `{other}`)")),
+    };
+    Ok((x.function, Quiesces { quiesces, stops_self, reason: x.reason }))
+}
