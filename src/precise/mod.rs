@@ -309,10 +309,13 @@ impl Setup<'_> {
                 let name = self.init.map(|p| program.procedures[p].name.clone()).unwrap_or_default();
                 exec.hits.insert(Hit::InitSkipped(name));
             }
-            let first_init = first.kind.role() == crate::models::Role::Init;
-            let second_init = second.kind.role() == crate::models::Role::Init;
-            exec.thread(Who::T1, first.procedure, &self.held[i], waits && !first_init);
-            exec.thread(Who::T2, second.procedure, &self.held[j], waits && !second_init);
+            // Init needs no registration, and an exit entry point (module
+            // exit, remove) may start once init has returned, which it has
+            // before the pair (or it is in the pair, whose rules keep exit
+            // out of init).
+            let needs_live = |e: &crate::ir::EntryPointInfo| !matches!(e.kind.role(), crate::models::Role::Init | crate::models::Role::Exit);
+            exec.thread(Who::T1, first.procedure, &self.held[i], waits && needs_live(first));
+            exec.thread(Who::T2, second.procedure, &self.held[j], waits && needs_live(second));
             exec.separate_objects(i, j);
             exec.settle_waits();
             let roots: Vec<TermId> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();
