@@ -166,6 +166,40 @@ pub struct DriverEntryPoints {
     pub init: Option<usize>,
     /// Warnings about registrations the models may have missed.
     pub warnings: Vec<Diagnostic>,
+    /// Kernel structures holding driver functions that no model
+    /// describes, by record name: their callbacks are not entry points,
+    /// so every verdict of the file excludes them.
+    pub unmodelled: Vec<UnmodelledOps>,
+}
+
+/// A kernel structure no model describes that holds functions of the
+/// driver (the `unmodelled-ops` warning, as data).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct UnmodelledOps {
+    /// The structure's name (`virtqueue_info`).
+    pub record: String,
+    /// The function-pointer fields the driver stores its functions in.
+    pub fields: Vec<String>,
+    /// The first initialiser or assignment storing one, in the driver.
+    pub span: Span,
+}
+
+impl UnmodelledOps {
+    /// The `unmodelled-ops` warning.
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic {
+            level: Level::Warning,
+            check: "unmodelled-ops",
+            message: format!(
+                "driver functions stored in `struct {}` ({}), which kernel-models/ does not describe: \
+                 they are not treated as entry points",
+                self.record,
+                self.fields.join(", ")
+            ),
+            span: Some(self.span.clone()),
+            notes: vec![("add the structure to kernel-models/entry-points/ if the kernel calls these".into(), None)],
+        }
+    }
 }
 
 impl DriverEntryPoints {
@@ -436,21 +470,12 @@ impl<'t> Walk<'_, 't> {
         } else {
             entry_points.iter().position(|e| e.origins.iter().any(|o| o.kind == EntryKind::ModuleInit))
         };
-        let warnings = std::mem::take(&mut self.unmodelled)
+        let unmodelled: Vec<UnmodelledOps> = std::mem::take(&mut self.unmodelled)
             .into_iter()
-            .map(|(record, (span, fields))| Diagnostic {
-                level: Level::Warning,
-                check: "unmodelled-ops",
-                message: format!(
-                    "driver functions stored in `struct {record}` ({}), which kernel-models/ does not describe: \
-                     they are not treated as entry points",
-                    fields.join(", ")
-                ),
-                span: Some(span),
-                notes: vec![("add the structure to kernel-models/entry-points/ if the kernel calls these".into(), None)],
-            })
+            .map(|(record, (span, fields))| UnmodelledOps { record, fields, span })
             .collect();
-        DriverEntryPoints { entry_points, externals, init, warnings }
+        let warnings = unmodelled.iter().map(UnmodelledOps::diagnostic).collect();
+        DriverEntryPoints { entry_points, externals, init, warnings, unmodelled }
     }
 }
 
