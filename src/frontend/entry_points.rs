@@ -230,12 +230,39 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         callees: Vec::new(),
         walked: HashSet::new(),
     };
+    // Exported functions: `EXPORT_SYMBOL(f)` leaves a static variable
+    // holding `&f` followed by a file-scope `asm` (libclang's
+    // `UnexposedDecl`, whose string it does not show) at the same
+    // expansion location. `module_init` leaves the same shape (its
+    // variable holds `&init_module` and a stray `;` is an empty
+    // declaration), but `init_module` is an alias, never defined in the
+    // file, so only functions this file defines count. Another macro of
+    // that shape would make its function an entry point too: more entry
+    // points, never fewer.
+    let mut exported: Vec<(Cursor<'t>, Span)> = Vec::new();
+    let mut previous: Option<(Cursor<'t>, (u32, u32))> = None;
     tu.root().for_each_child(|top| {
         if top.is_expanded_in(main_id) {
+            let at = (top.location().line, top.location().column);
+            if top.kind() == CursorKind::UnexposedDecl {
+                if let Some((var, _)) = previous.filter(|(_, var_at)| *var_at == at) {
+                    let init = var.var_initializer().map(function_refs).unwrap_or_default();
+                    exported.extend(init.into_iter().map(|f| (f, walk.span(top))));
+                }
+            }
+            previous = (top.kind() == CursorKind::VarDecl && top.is_static_storage()).then_some((top, at));
             walk.visit(top, None);
         }
         true
     });
+    if let Some(m) = models.export_markers.first() {
+        for (function, span) in exported {
+            let origin = Origin { kind: m.kind, via: Via::ModuleHook { shown_as: m.shown_as.clone() }, holder: None, span };
+            if function.definition().is_some_and(|d| d.is_expanded_in(main_id)) {
+                walk.found.push(Found { function, origin });
+            }
+        }
+    }
     // Header functions the driver calls, breadth-first by call distance.
     let mut frontier = std::mem::take(&mut walk.callees);
     for depth in 1..=HEADER_CALL_DEPTH {
