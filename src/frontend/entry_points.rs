@@ -110,6 +110,11 @@ pub struct Origin {
     pub holder: Option<String>,
     /// Where the registration is written.
     pub span: Span,
+    /// Whether the registration may run several times, for several kernel
+    /// objects: it stands inside a loop, or in a function of this file
+    /// called (transitively) from inside a loop. `max-registrations` counts
+    /// such a registration as many.
+    pub repeated: bool,
 }
 
 /// A function of the driver that the kernel may call.
@@ -229,6 +234,10 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         depth: 0,
         callees: Vec::new(),
         walked: HashSet::new(),
+        loop_depth: 0,
+        current: None,
+        called_in_loop: HashSet::new(),
+        calls: HashMap::new(),
     };
     // Exported functions: `EXPORT_SYMBOL(f)` leaves a static variable
     // holding `&f` followed by a file-scope `asm` (libclang's
@@ -257,9 +266,9 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
     });
     if let Some(m) = models.export_markers.first() {
         for (function, span) in exported {
-            let origin = Origin { kind: m.kind, via: Via::ModuleHook { shown_as: m.shown_as.clone() }, holder: None, span };
+            let origin = Origin { kind: m.kind, via: Via::ModuleHook { shown_as: m.shown_as.clone() }, holder: None, span, repeated: false };
             if function.definition().is_some_and(|d| d.is_expanded_in(main_id)) {
-                walk.found.push(Found { function, origin });
+                walk.found.push(Found { function, origin, enclosing: None });
             }
         }
     }
@@ -279,6 +288,8 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
 struct Found<'t> {
     function: Cursor<'t>,
     origin: Origin,
+    /// The function the registration is written in.
+    enclosing: Option<String>,
 }
 
 struct Walk<'m, 't> {
@@ -298,6 +309,14 @@ struct Walk<'m, 't> {
     callees: Vec<Cursor<'t>>,
     /// Definitions outside the main file already queued.
     walked: HashSet<Cursor<'t>>,
+    /// How many loops enclose the code being walked, in its function.
+    loop_depth: u32,
+    /// The function being walked.
+    current: Option<String>,
+    /// Functions called from inside a loop, by name.
+    called_in_loop: HashSet<String>,
+    /// Every call: caller to callees, by name.
+    calls: HashMap<String, HashSet<String>>,
 }
 
 impl<'t> Walk<'_, 't> {
@@ -314,10 +333,22 @@ impl<'t> Walk<'_, 't> {
             _ => {}
         }
         let holder = own_holder.as_deref().or(holder);
+        // A loop body may run several times; a function starts outside
+        // any loop.
+        let saved = (self.loop_depth, self.current.clone());
+        match c.kind() {
+            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => self.loop_depth += 1,
+            CursorKind::FunctionDecl if c.is_definition() => {
+                self.loop_depth = 0;
+                self.current = Some(c.spelling());
+            }
+            _ => {}
+        }
         c.for_each_child(|child| {
             self.visit(child, holder);
             true
         });
+        (self.loop_depth, self.current) = saved;
     }
 
     fn span(&self, c: Cursor<'_>) -> Span {
@@ -387,8 +418,8 @@ impl<'t> Walk<'_, 't> {
                 let Some(kind) = model.kind_of(&field_name) else { return };
                 for function in functions {
                     let via = Via::Field { record: record_name.clone(), field: field_name.clone() };
-                    let origin = Origin { kind, via, holder: holder.map(String::from), span: span.clone() };
-                    self.found.push(Found { function, origin });
+                    let origin = Origin { kind, via, holder: holder.map(String::from), span: span.clone(), repeated: self.loop_depth > 0 };
+                    self.found.push(Found { function, origin, enclosing: self.current.clone() });
                 }
             }
             None => {
@@ -418,6 +449,12 @@ impl<'t> Walk<'_, 't> {
             }
         }
         let name = callee.spelling();
+        if self.loop_depth > 0 {
+            self.called_in_loop.insert(name.clone());
+        }
+        if let Some(caller) = &self.current {
+            self.calls.entry(caller.clone()).or_default().insert(name.clone());
+        }
         let Some(registration) = self.models.registrations.get(&name) else { return };
         let arguments = call.arguments();
         let span = self.span(call);
@@ -426,8 +463,8 @@ impl<'t> Walk<'_, 't> {
             let Some(argument) = arguments.get(rule.index) else { continue };
             for function in function_refs(*argument) {
                 let via = Via::Call { function: name.clone(), written: written.clone() };
-                let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone() };
-                self.found.push(Found { function, origin });
+                let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone(), repeated: self.loop_depth > 0 };
+                self.found.push(Found { function, origin, enclosing: self.current.clone() });
             }
         }
     }
@@ -440,8 +477,8 @@ impl<'t> Walk<'_, 't> {
         for ret in returns {
             for f in function_refs(ret) {
                 let via = Via::ModuleHook { shown_as: hook.shown_as.clone() };
-                let origin = Origin { kind: hook.kind, via, holder: None, span: span.clone() };
-                self.found.push(Found { function: f, origin });
+                let origin = Origin { kind: hook.kind, via, holder: None, span: span.clone(), repeated: false };
+                self.found.push(Found { function: f, origin, enclosing: None });
             }
         }
     }
@@ -462,7 +499,19 @@ impl<'t> Walk<'_, 't> {
         let mut by_function: HashMap<String, (Span, Vec<Origin>)> = HashMap::new();
         let mut externals = Vec::new();
         let found = std::mem::take(&mut self.found);
-        for Found { function, origin } in found {
+        // Functions that may run several times per call of their caller:
+        // called from a loop, or from such a function.
+        let mut repeated: HashSet<String> = std::mem::take(&mut self.called_in_loop);
+        let mut todo: Vec<String> = repeated.iter().cloned().collect();
+        while let Some(f) = todo.pop() {
+            for callee in self.calls.get(&f).into_iter().flatten() {
+                if repeated.insert(callee.clone()) {
+                    todo.push(callee.clone());
+                }
+            }
+        }
+        for Found { function, mut origin, enclosing } in found {
+            origin.repeated |= enclosing.is_some_and(|f| repeated.contains(&f));
             let name = function.spelling();
             match function.definition().filter(|d| d.is_expanded_in(self.main_id)) {
                 Some(def) => {
