@@ -745,7 +745,8 @@ fn malformed_rules_are_rejected_with_a_clear_message() {
 fn a_registration_in_a_loop_counts_as_many() {
     // `loop_irq` is requested once per line in a loop, `helper_timer` is set
     // up by a helper called from a loop, `once_irq` and `once_timer` once:
-    // only the last two lose their self-pairs to the object rules.
+    // only the others lose their self-pairs to the object rules
+    // (`INIT_DELAYED_WORK`'s `do { } while (0)` is no loop).
     let s = session();
     let d = analyse(
         &s,
@@ -755,6 +756,8 @@ fn a_registration_in_a_loop_counts_as_many() {
 #include <linux/interrupt.h>
 #include <linux/timer.h>
 static struct timer_list timers[4], single;
+static struct delayed_work dwork;
+static void once_work(struct work_struct *w) { }
 static irqreturn_t loop_irq(int irq, void *dev) { return IRQ_HANDLED; }
 static irqreturn_t once_irq(int irq, void *dev) { return IRQ_HANDLED; }
 static void helper_timer(struct timer_list *t) { }
@@ -770,6 +773,7 @@ static int __init m_init(void)
 		setup_one(i);
 	}
 	timer_setup(&single, once_timer, 0);
+	INIT_DELAYED_WORK(&dwork, once_work);
 	return request_irq(3, once_irq, 0, "y", NULL);
 }
 module_init(m_init);
@@ -778,7 +782,7 @@ MODULE_LICENSE("GPL");
     );
     let repeated = |f: &str| d.entry_points.iter().find(|e| e.function == f).unwrap().origins.iter().any(|o| o.repeated);
     assert!(repeated("loop_irq") && repeated("helper_timer"));
-    assert!(!repeated("once_irq") && !repeated("once_timer"));
+    assert!(!repeated("once_irq") && !repeated("once_timer") && !repeated("once_work"));
     check(
         &s,
         &d,
@@ -787,6 +791,7 @@ MODULE_LICENSE("GPL");
             ("helper_timer", "helper_timer", &[]),
             ("once_irq", "once_irq", &["irq-handler-not-reentered"]),
             ("once_timer", "once_timer", &["timer-not-reentered"]),
+            ("once_work", "once_work", &["work-not-reentered"]),
         ],
     );
 }

@@ -337,6 +337,9 @@ impl<'t> Walk<'_, 't> {
         // any loop.
         let saved = (self.loop_depth, self.current.clone());
         match c.kind() {
+            // `do { ... } while (0)`, the body of most statement macros
+            // (`INIT_WORK`), runs once.
+            CursorKind::DoStmt if c.children().last().and_then(|cond| cond.evaluate()) == Some(EvalValue::Int(0)) => {}
             CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => self.loop_depth += 1,
             CursorKind::FunctionDecl if c.is_definition() => {
                 self.loop_depth = 0;
