@@ -38,7 +38,7 @@ static irqreturn_t rwl_interrupt(int irq, void *dev_id)
 	for (i = 0; i < RWL_BOARDS; i++) {
 		struct rwl_board *b = rwl_boards[i];	/* @racy: init stores later boards */
 
-		if (b && b->irq == irq) {
+		if (b && b->irq == irq) {	/* @racy: a board published while its irq was written */
 			rwl_events++;	/* @racy: the handler runs on two lines at once */
 			return IRQ_HANDLED;
 		}
