@@ -506,3 +506,79 @@ fn check_output_is_the_same_for_any_job_count() {
         assert_eq!(stdout(&one), stdout(&two), "{name}");
     }
 }
+
+/// A driver storing a function in a kernel structure no model describes
+/// (`struct gadget_ops`, in a header outside the driver's directory), with
+/// a modelled module init; returns the driver's path.
+fn unmodelled_driver(dir: &Path) -> String {
+    std::fs::create_dir_all(dir.join("kinc")).unwrap();
+    write(dir, "kinc/gadget.h", b"struct gadget_ops { int (*poke)(int); };\nint gadget_register(const struct gadget_ops *);\n");
+    std::fs::create_dir_all(dir.join("drv")).unwrap();
+    write(
+        dir,
+        "drv/gadget.c",
+        b"#include \"../kinc/gadget.h\"\n#include <linux/module.h>\nstatic int cnt;\nstatic int my_poke(int x) { cnt++; return x; }\nstatic const struct gadget_ops ops = { .poke = my_poke };\nstatic int __init m_init(void) { cnt = 1; return gadget_register(&ops); }\nmodule_init(m_init);\nMODULE_LICENSE(\"GPL\");\n",
+    )
+}
+
+#[test]
+fn check_says_its_proof_excludes_unmodelled_callback_structures() {
+    // `my_poke` races with `m_init` on `cnt`, but the kernel models do not
+    // know `struct gadget_ops`, so it is no entry point: `check` must say
+    // so in every format instead of a bare "proven".
+    let dir = scratch("check-gadget");
+    let f = unmodelled_driver(&dir);
+    let o = racewatch(&["check", &f]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("gadget.c:5:") && out.contains("`struct gadget_ops` (poke)") && out.contains("[unmodelled-ops]"), "{out}");
+    let verdict = out.lines().last().unwrap();
+    assert!(
+        verdict.contains("pairs proven race-free") && verdict.contains("the proof excludes the callbacks in 1 unmodelled kernel structure (struct gadget_ops)"),
+        "{out}"
+    );
+    // JSON: the structures as data, and their count in the totals.
+    let o = racewatch(&["check", "--format", "json", &f]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    let file = &doc["files"][0];
+    assert_eq!(file["totals"]["unmodelled_ops"], 1, "{file}");
+    let u = &file["unmodelled_ops"][0];
+    assert_eq!(u["record"], "gadget_ops", "{file}");
+    assert_eq!(u["fields"], serde_json::json!(["poke"]), "{file}");
+    assert_eq!(u["location"]["line"], 5, "{file}");
+    // The summary table of several files counts them per file and in all.
+    let fixed = Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/corpus-races/nolock_fixed.c").display().to_string();
+    let o = racewatch(&["check", "--progress", "none", &f, &fixed]);
+    let out = stdout(&o);
+    let header = out.lines().find(|l| l.starts_with("file ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(header.contains("unmodelled"), "{out}");
+    let row = out.lines().find(|l| l.contains("gadget.c") && l.contains("verified")).unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[7], "1", "the unmodelled column of {row}");
+    let row = out.lines().find(|l| l.contains("nolock_fixed.c") && l.contains("verified")).unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(row.split_whitespace().nth(7), Some("0"), "{row}");
+    assert!(out.contains("; 1 unmodelled callback structures (their callbacks excluded from every proof)"), "{out}");
+    // With a model of the structure the callback is an entry point, the
+    // race is found and nothing is excluded.
+    let models = dir.join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernel-models")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let q = e.unwrap().path();
+                let name = format!("{}-{}", p.file_name().unwrap().to_string_lossy(), q.file_name().unwrap().to_string_lossy());
+                std::fs::copy(&q, models.join(name)).unwrap();
+            }
+        }
+    }
+    write(
+        &models,
+        "gadget.xml",
+        br#"<kernel-model kernel="test"><ops-struct name="gadget_ops" default-kind="callback" reason="the gadget core calls poke"/></kernel-model>"#,
+    );
+    let o = racewatch(&["check", "--no-cache", "--models", &models.display().to_string(), &f]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(!out.contains("[unmodelled-ops]") && !out.contains("the proof excludes"), "{out}");
+}

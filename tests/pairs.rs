@@ -742,3 +742,58 @@ fn malformed_rules_are_rejected_with_a_clear_message() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn a_registration_in_a_loop_counts_as_many() {
+    // `loop_irq` is requested once per line in a loop, `helper_timer` is set
+    // up by a helper called from a loop, `once_irq` and `once_timer` once:
+    // only the others lose their self-pairs to the object rules
+    // (`INIT_DELAYED_WORK`'s `do { } while (0)` is no loop).
+    let s = session();
+    let d = analyse(
+        &s,
+        "regloop.c",
+        r#"
+#include <linux/module.h>
+#include <linux/interrupt.h>
+#include <linux/timer.h>
+static struct timer_list timers[4], single;
+static struct delayed_work dwork;
+static void once_work(struct work_struct *w) { }
+static irqreturn_t loop_irq(int irq, void *dev) { return IRQ_HANDLED; }
+static irqreturn_t once_irq(int irq, void *dev) { return IRQ_HANDLED; }
+static void helper_timer(struct timer_list *t) { }
+static void once_timer(struct timer_list *t) { }
+static void setup_one(int i) { timer_setup(&timers[i], helper_timer, 0); }
+static int __init m_init(void)
+{
+	int i, err;
+	for (i = 0; i < 4; i++) {
+		err = request_irq(10 + i, loop_irq, IRQF_SHARED, "x", &timers[i]);
+		if (err)
+			return err;
+		setup_one(i);
+	}
+	timer_setup(&single, once_timer, 0);
+	INIT_DELAYED_WORK(&dwork, once_work);
+	return request_irq(3, once_irq, 0, "y", NULL);
+}
+module_init(m_init);
+MODULE_LICENSE("GPL");
+"#,
+    );
+    let repeated = |f: &str| d.entry_points.iter().find(|e| e.function == f).unwrap().origins.iter().any(|o| o.repeated);
+    assert!(repeated("loop_irq") && repeated("helper_timer"));
+    assert!(!repeated("once_irq") && !repeated("once_timer") && !repeated("once_work"));
+    check(
+        &s,
+        &d,
+        &[
+            ("loop_irq", "loop_irq", &[]),
+            ("helper_timer", "helper_timer", &[]),
+            ("once_irq", "once_irq", &["irq-handler-not-reentered"]),
+            ("once_timer", "once_timer", &["timer-not-reentered"]),
+            ("once_work", "once_work", &["work-not-reentered"]),
+        ],
+    );
+}

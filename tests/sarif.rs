@@ -557,3 +557,43 @@ fn an_existing_report_is_replaced_only_by_a_complete_one() {
     assert_eq!(listing(&dir), BTreeSet::from(["report.txt".to_string(), "blocked".to_string()]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn unmodelled_callback_structures_are_warnings_at_their_initialiser() {
+    // A driver storing `my_poke` in a kernel structure no model describes:
+    // one `unmodelled-ops` result at the initialiser, next to the races of
+    // the modelled entry points.
+    let dir = scratch("unmodelled");
+    std::fs::create_dir_all(dir.join("kinc")).unwrap();
+    std::fs::create_dir_all(dir.join("drv")).unwrap();
+    std::fs::write(dir.join("kinc/gadget.h"), "struct gadget_ops { int (*poke)(int); };\nint gadget_register(const struct gadget_ops *);\n").unwrap();
+    let driver = dir.join("drv/gadget.c");
+    std::fs::write(
+        &driver,
+        "#include \"../kinc/gadget.h\"\n#include <linux/module.h>\nstatic int cnt;\nstatic int my_poke(int x) { cnt++; return x; }\nstatic const struct gadget_ops ops = { .poke = my_poke };\nstatic int __init m_init(void) { cnt = 1; return gadget_register(&ops); }\nmodule_init(m_init);\nMODULE_LICENSE(\"GPL\");\n",
+    )
+    .unwrap();
+    let driver = driver.display().to_string();
+    let race = "drivers/corpus-races/globalcnt_race.c";
+    let (code, report, _) = check_to_files("unmodelled-out", &["--format", "sarif", &driver, race]);
+    assert_eq!(code, Some(1));
+    let log: Value = serde_json::from_str(&report).unwrap();
+    assert_valid(&log);
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["rules"][1]["id"], json!("unmodelled-ops"));
+    let results = run["results"].as_array().unwrap();
+    let unmodelled: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == json!("unmodelled-ops")).collect();
+    assert_eq!(unmodelled.len(), 1, "{results:?}");
+    let u = unmodelled[0];
+    assert_eq!(u["ruleIndex"], json!(1));
+    assert_eq!(u["level"], json!("warning"));
+    let place = &u["locations"][0]["physicalLocation"];
+    assert!(place["artifactLocation"]["uri"].as_str().unwrap().ends_with("drv/gadget.c"), "{u}");
+    assert_eq!(place["region"]["startLine"], json!(5), "{u}");
+    assert_eq!(u["properties"]["record"], json!("gadget_ops"));
+    assert!(u["message"]["text"].as_str().unwrap().contains("struct gadget_ops (poke)"), "{u}");
+    // The race driver's results are still there, and only races.
+    assert!(results.iter().any(|r| r["ruleId"] == json!("data-race") && sarif_key(r).0 == race));
+    assert!(results.iter().filter(|r| r["ruleId"] == json!("data-race")).all(|r| sarif_key(r).0 == race));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -20,7 +20,8 @@
 //! entry points match the selected set), `between` (one matches the selected
 //! set, the other the partner set), `self` (the self-pair of a matching entry
 //! point with at most `max-registrations` origins: one IRQ handler registered
-//! on two lines runs on both at once).
+//! on two lines runs on both at once; a registration inside a loop, or in a
+//! function called from one, counts as many).
 //!
 //! Cost: one pass over the origins per rule and entry point, then a constant
 //! check per rule and pair; pairs are quadratic in the entry points anyway.
@@ -96,7 +97,7 @@ pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationR
                         Relation::SelfPair => {
                             first == second
                                 && a[first]
-                                && rule.max_registrations.is_none_or(|max| eps[first].origins.len() <= max)
+                                && rule.max_registrations.is_none_or(|max| registrations(&eps[first]) <= max)
                         }
                     }
                 })
@@ -111,6 +112,13 @@ pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationR
         }
     }
     out
+}
+
+/// How many registrations of `entry` may run: one per origin, and without
+/// bound when one is repeated (in a loop, or in a function called from
+/// one), since it may register the function for several kernel objects.
+fn registrations(entry: &EntryPoint) -> usize {
+    if entry.origins.iter().any(|o| o.repeated) { usize::MAX } else { entry.origins.len() }
 }
 
 /// Whether every origin of `entry` matches some selector of `set` (an empty
@@ -151,7 +159,7 @@ mod tests {
     use std::sync::Arc;
 
     fn origin(kind: EntryKind, via: Via) -> Origin {
-        Origin { kind, via, holder: None, span: Span { file: Arc::from(Path::new("t.c")), line: 1, column: 1 } }
+        Origin { kind, via, holder: None, span: Span { file: Arc::from(Path::new("t.c")), line: 1, column: 1 }, repeated: false }
     }
 
     fn field(kind: EntryKind, record: &str, field: &str) -> Origin {

@@ -5,6 +5,7 @@ use super::Exit;
 use super::args::InputArgs;
 use crate::analyses::pairs::{Pair, candidate_pairs};
 use crate::diagnostics::{FileError, render_diagnostic, render_file_error};
+use crate::frontend::entry_points::UnmodelledOps;
 use crate::frontend::lower::Roots;
 use crate::pipeline::Session;
 use crate::verify::run::{Options, verify};
@@ -119,6 +120,11 @@ pub struct FileVerdicts {
     /// The accesses to per-call private memory, which are not race-checked.
     #[serde(default)]
     pub private: crate::analyses::private::PrivateReport,
+    /// Kernel structures holding driver functions that no model describes:
+    /// their callbacks are not entry points, so the file's verdicts
+    /// exclude them (`unmodelled-ops`).
+    #[serde(default)]
+    pub unmodelled: Vec<UnmodelledOps>,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
@@ -185,6 +191,7 @@ impl FileVerdicts {
             precise: Vec::new(),
             por_hints: None,
             private: Default::default(),
+            unmodelled: Vec::new(),
         }
     }
 
@@ -214,7 +221,11 @@ impl FileVerdicts {
             (Ok(_), Status::NoEntryPoints) => "no entry points".to_string(),
             (Ok(pairs), _) => {
                 let t = totals(pairs);
-                format!("{} pairs: {} proven, {} races, {} unknown", t.pairs, t.proven, t.races, t.unknown)
+                let mut s = format!("{} pairs: {} proven, {} races, {} unknown", t.pairs, t.proven, t.races, t.unknown);
+                if !self.unmodelled.is_empty() {
+                    s.push_str(&format!(", {} unmodelled callback structures", self.unmodelled.len()));
+                }
+                s
             }
             (Err(e), _) => format!("{}: {}", e.class.as_str(), e.message),
         }
@@ -316,8 +327,10 @@ pub fn check_file_precise(
     let mut precise_results = Vec::new();
     let mut hints = None;
     let mut private = Default::default();
+    let mut unmodelled = Vec::new();
     let outcome = session.lower_reading(file, Roots::EntryPoints).map(|(entry_points, lowered, timings, read)| {
         front = Some(timings);
+        unmodelled = entry_points.unmodelled.clone();
         private = lowered.private.clone();
         entry_count = entry_points.entry_points.len();
         inputs = read;
@@ -348,6 +361,7 @@ pub fn check_file_precise(
         precise: precise_results,
         por_hints: hints,
         private,
+        unmodelled,
     }
 }
 
@@ -485,8 +499,17 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
 fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&crate::precise::Options>) -> std::io::Result<()> {
     for r in results {
         let Ok(pairs) = &r.outcome else { continue };
+        // Callbacks the models do not know are said first, and the
+        // verdict line says that its proof excludes them.
+        for u in &r.unmodelled {
+            writeln!(out, "{}", render_diagnostic(&u.diagnostic()))?;
+        }
         if r.entry_points == 0 {
-            writeln!(out, "{}: no entry points: nothing in it is called by the kernel, so nothing to verify", r.file.display())?;
+            if r.unmodelled.is_empty() {
+                writeln!(out, "{}: no entry points: nothing in it is called by the kernel, so nothing to verify", r.file.display())?;
+            } else {
+                writeln!(out, "{}: no entry points the kernel models know, so nothing verified{}", r.file.display(), exclusion(&r.unmodelled))?;
+            }
             continue;
         }
         let found = match precise {
@@ -496,12 +519,43 @@ fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&c
         for d in found {
             writeln!(out, "{}", render_diagnostic(&d))?;
         }
-        writeln!(out, "{}: {}", r.file.display(), totals(pairs))?;
+        writeln!(out, "{}: {}{}", r.file.display(), totals(pairs), exclusion(&r.unmodelled))?;
         if let Some(p) = precise {
             writeln!(out, "{}: {}", r.file.display(), super::precise::trailer(&r.precise, p))?;
         }
     }
     Ok(())
+}
+
+/// What a file's verdicts do not cover, as a clause of its verdict line:
+/// empty when every structure holding its functions is modelled.
+pub fn exclusion(unmodelled: &[UnmodelledOps]) -> String {
+    if unmodelled.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = unmodelled.iter().map(|u| format!("struct {}", u.record)).collect();
+    format!(
+        "; the proof excludes the callbacks in {} unmodelled kernel structure{} ({}) [unmodelled-ops]",
+        unmodelled.len(),
+        if unmodelled.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    )
+}
+
+/// The JSON of the unmodelled structures of a file.
+fn unmodelled_json(unmodelled: &[UnmodelledOps]) -> serde_json::Value {
+    use serde_json::json;
+    let items: Vec<serde_json::Value> = unmodelled
+        .iter()
+        .map(|u| {
+            json!({
+                "record": u.record,
+                "fields": u.fields,
+                "location": { "file": u.span.file.display().to_string(), "line": u.span.line, "column": u.span.column },
+            })
+        })
+        .collect();
+    json!(items)
 }
 
 fn write_json(
@@ -542,7 +596,11 @@ fn write_json(
                     "seconds": r.time.as_secs_f64(),
                     "memory_bytes": r.peak_memory,
                     "pairs": pairs_json,
-                    "totals": { "pairs": t.pairs, "proven": t.proven, "races": t.races, "unknown": t.unknown },
+                    "totals": {
+                        "pairs": t.pairs, "proven": t.proven, "races": t.races, "unknown": t.unknown,
+                        "unmodelled_ops": r.unmodelled.len(),
+                    },
+                    "unmodelled_ops": unmodelled_json(&r.unmodelled),
                 });
                 if let Some(o) = precise {
                     file["precise"] = super::precise::file_json(&r.precise, o);
@@ -608,6 +666,7 @@ mod tests {
             stats: crate::verify::run::RunStats::default(),
             time: Duration::ZERO,
             private: Default::default(),
+            unmodelled: Vec::new(),
             front: None,
             precise: precise
                 .into_iter()

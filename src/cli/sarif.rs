@@ -16,6 +16,12 @@
 //! `codeFlows[0]`: one thread flow per thread (init, thread 1, thread 2),
 //! each step a thread flow location with a global `executionOrder`.
 //!
+//! A kernel structure holding driver functions that no model describes is
+//! a `result` of the rule `unmodelled-ops` (level `warning`, at the
+//! initialiser or assignment storing the first function): its callbacks are
+//! not entry points, so no verdict of the file covers them, and the result
+//! says so where a code-scanning user looks for findings.
+//!
 //! What is not a finding goes to `invocations[0].toolExecutionNotifications`:
 //! each region left unknown (descriptor `unknown`) and each file or path
 //! that could not be analysed (descriptor `file-error`, the error class in
@@ -29,6 +35,7 @@
 use super::check::FileVerdicts;
 use super::precise::{find, step_text};
 use crate::diagnostics::{FileError, Span};
+use crate::frontend::entry_points::UnmodelledOps;
 use crate::precise::{self, PrecisePair, PreciseVerdict, Witness, WitnessStep};
 use crate::verify::verdict::{Access, PairVerdict, Verdict};
 use serde_json::{Value, json};
@@ -40,6 +47,9 @@ pub const SCHEMA_URI: &str = "https://raw.githubusercontent.com/oasis-tcs/sarif-
 
 /// The rule of every race, the check id of the text output.
 const RACE_RULE: &str = "data-race";
+
+/// The rule of a callback structure no model describes, with its index.
+const UNMODELLED_RULE: (&str, usize) = ("unmodelled-ops", 1);
 
 /// The notification descriptors, in the order of `tool.driver.notifications`.
 const UNKNOWN_NOTIFICATION: (&str, usize) = ("unknown", 0);
@@ -74,6 +84,9 @@ pub fn document(results: &[FileVerdicts], errors: &[FileError], precise: Option<
                 continue;
             }
         };
+        for u in &r.unmodelled {
+            sarif_results.push(paths.unmodelled_result(&r.file, u));
+        }
         for pair in pairs {
             for (region, verdict) in &pair.regions {
                 let found = precise.and_then(|_| find(&r.precise, pair, region));
@@ -118,6 +131,14 @@ fn driver() -> Value {
             "help": { "text": "Hold a common lock at both accesses, make them atomic, or make sure the two entry points cannot run concurrently (if the kernel serialises them, a serialisation rule in kernel-models/serialisation/ tells racewatch so)." },
             "defaultConfiguration": { "level": "warning" },
             "properties": { "tags": ["concurrency", "data-race"] },
+        }, {
+            "id": UNMODELLED_RULE.0,
+            "name": "UnmodelledCallbackStructure",
+            "shortDescription": { "text": "Driver functions are stored in a kernel structure racewatch has no model of: they are not entry points, and no verdict of the file covers them." },
+            "fullDescription": { "text": "racewatch finds the functions the kernel calls through the callback structures and registration functions described in kernel-models/. This structure is declared outside the driver's directory and holds functions of the driver, but no model describes it, so its callbacks are not entry points: races between them and the rest of the driver are not checked, and 'proven' for this file excludes them." },
+            "help": { "text": "Add the structure to kernel-models/entry-points/ (an ops-struct with the kinds of its fields and the kernel mechanism as reason) if the kernel calls these functions." },
+            "defaultConfiguration": { "level": "warning" },
+            "properties": { "tags": ["soundness", "unmodelled-ops"] },
         }],
         "notifications": [
             { "id": UNKNOWN_NOTIFICATION.0, "shortDescription": { "text": "A pair of entry points could not be proven race-free on a region, nor shown to race (a solver timeout, an unsupported construct)." } },
@@ -313,6 +334,27 @@ impl Paths<'_> {
             step["state"] = json!({ key: { "text": value.to_string() } });
         }
         step
+    }
+
+    /// The result of a kernel structure no model describes, at the
+    /// place the driver stores its first function in it.
+    fn unmodelled_result(&self, file: &Path, u: &UnmodelledOps) -> Value {
+        let uri = self.artifact(file)["uri"].as_str().unwrap_or_default().to_string();
+        let text = format!(
+            "Driver functions stored in struct {} ({}), which kernel-models/ does not describe: they are not entry points, so every verdict of this file excludes them.",
+            escape(&u.record),
+            escape(&u.fields.join(", "))
+        );
+        json!({
+            "ruleId": UNMODELLED_RULE.0,
+            "ruleIndex": UNMODELLED_RULE.1,
+            "kind": "fail",
+            "level": "warning",
+            "message": { "text": text },
+            "locations": [self.location(Some(&u.span), Some(file), None)],
+            "partialFingerprints": { "racewatchUnmodelled/v1": fingerprint(&[&uri, &u.record]) },
+            "properties": { "record": u.record, "fields": u.fields },
+        })
     }
 
     /// The notification of a region left unknown.

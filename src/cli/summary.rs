@@ -1,6 +1,8 @@
 //! The summary table that ends a text report over several files: one row
-//! per file (status, entry points, pairs, proven, races, unknown, time,
-//! memory), then the totals and how many files ended each way, with the
+//! per file (status, entry points, pairs, proven, races, unknown, kernel
+//! structures holding driver functions that no model describes and whose
+//! callbacks every verdict of the file therefore excludes, time, memory),
+//! then the totals and how many files ended each way, with the
 //! error classes counted.
 
 use super::check::{FileVerdicts, Status};
@@ -23,10 +25,10 @@ pub fn write_table(out: &mut impl Write, results: &[FileVerdicts], errors: &[Fil
     }
     writeln!(
         out,
-        "{:<width$}  {:<15}  {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>8}  {:>7}",
-        "file", "status", "entry", "pairs", "proven", "races", "unknown", "time", "memory"
+        "{:<width$}  {:<15}  {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>10}  {:>8}  {:>7}",
+        "file", "status", "entry", "pairs", "proven", "races", "unknown", "unmodelled", "time", "memory"
     )?;
-    let mut sum = [0usize; 5];
+    let mut sum = [0usize; 6];
     let mut statuses: BTreeMap<&str, usize> = BTreeMap::new();
     let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
     let mut cached = 0;
@@ -38,7 +40,7 @@ pub fn write_table(out: &mut impl Write, results: &[FileVerdicts], errors: &[Fil
         }
         cached += usize::from(r.cached);
         let t = r.outcome.as_ref().map(|p| totals(p)).unwrap_or_default();
-        for (s, v) in sum.iter_mut().zip([r.entry_points, t.pairs, t.proven, t.races, t.unknown]) {
+        for (s, v) in sum.iter_mut().zip([r.entry_points, t.pairs, t.proven, t.races, t.unknown, r.unmodelled.len()]) {
             *s += v;
         }
         let cell = |v: usize| if status == Status::Verified || status == Status::NoEntryPoints { v.to_string() } else { "-".to_string() };
@@ -46,7 +48,7 @@ pub fn write_table(out: &mut impl Write, results: &[FileVerdicts], errors: &[Fil
         let time = if r.cached { "cached".to_string() } else { format!("{:.1} s", r.time.as_secs_f64()) };
         writeln!(
             out,
-            "{:<width$}  {:<15}  {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>8}  {:>7}",
+            "{:<width$}  {:<15}  {:>6}  {:>6}  {:>6}  {:>6}  {:>7}  {:>10}  {:>8}  {:>7}",
             name(&r.file),
             status.as_str(),
             cell(r.entry_points),
@@ -54,19 +56,21 @@ pub fn write_table(out: &mut impl Write, results: &[FileVerdicts], errors: &[Fil
             cell(t.proven),
             cell(t.races),
             cell(t.unknown),
+            cell(r.unmodelled.len()),
             time,
             memory
         )?;
     }
     writeln!(
         out,
-        "total: {} files, {} entry points, {} pairs: {} proven, {} potential races, {} unknown",
+        "total: {} files, {} entry points, {} pairs: {} proven, {} potential races, {} unknown; {} unmodelled callback structures (their callbacks excluded from every proof)",
         results.len(),
         sum[0],
         sum[1],
         sum[2],
         sum[3],
-        sum[4]
+        sum[4],
+        sum[5]
     )?;
     let ended: Vec<String> = statuses.iter().map(|(s, n)| format!("{n} {s}")).collect();
     write!(out, "files: {}", ended.join(", "))?;

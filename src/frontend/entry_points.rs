@@ -110,6 +110,11 @@ pub struct Origin {
     pub holder: Option<String>,
     /// Where the registration is written.
     pub span: Span,
+    /// Whether the registration may run several times, for several kernel
+    /// objects: it stands inside a loop, or in a function of this file
+    /// called (transitively) from inside a loop. `max-registrations` counts
+    /// such a registration as many.
+    pub repeated: bool,
 }
 
 /// A function of the driver that the kernel may call.
@@ -166,6 +171,40 @@ pub struct DriverEntryPoints {
     pub init: Option<usize>,
     /// Warnings about registrations the models may have missed.
     pub warnings: Vec<Diagnostic>,
+    /// Kernel structures holding driver functions that no model
+    /// describes, by record name: their callbacks are not entry points,
+    /// so every verdict of the file excludes them.
+    pub unmodelled: Vec<UnmodelledOps>,
+}
+
+/// A kernel structure no model describes that holds functions of the
+/// driver (the `unmodelled-ops` warning, as data).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct UnmodelledOps {
+    /// The structure's name (`virtqueue_info`).
+    pub record: String,
+    /// The function-pointer fields the driver stores its functions in.
+    pub fields: Vec<String>,
+    /// The first initialiser or assignment storing one, in the driver.
+    pub span: Span,
+}
+
+impl UnmodelledOps {
+    /// The `unmodelled-ops` warning.
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic {
+            level: Level::Warning,
+            check: "unmodelled-ops",
+            message: format!(
+                "driver functions stored in `struct {}` ({}), which kernel-models/ does not describe: \
+                 they are not treated as entry points",
+                self.record,
+                self.fields.join(", ")
+            ),
+            span: Some(self.span.clone()),
+            notes: vec![("add the structure to kernel-models/entry-points/ if the kernel calls these".into(), None)],
+        }
+    }
 }
 
 impl DriverEntryPoints {
@@ -195,13 +234,44 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         depth: 0,
         callees: Vec::new(),
         walked: HashSet::new(),
+        loop_depth: 0,
+        current: None,
+        called_in_loop: HashSet::new(),
+        calls: HashMap::new(),
     };
+    // Exported functions: `EXPORT_SYMBOL(f)` leaves a static variable
+    // holding `&f` followed by a file-scope `asm` (libclang's
+    // `UnexposedDecl`, whose string it does not show) at the same
+    // expansion location. `module_init` leaves the same shape (its
+    // variable holds `&init_module` and a stray `;` is an empty
+    // declaration), but `init_module` is an alias, never defined in the
+    // file, so only functions this file defines count. Another macro of
+    // that shape would make its function an entry point too: more entry
+    // points, never fewer.
+    let mut exported: Vec<(Cursor<'t>, Span)> = Vec::new();
+    let mut previous: Option<(Cursor<'t>, (u32, u32))> = None;
     tu.root().for_each_child(|top| {
         if top.is_expanded_in(main_id) {
+            let at = (top.location().line, top.location().column);
+            if top.kind() == CursorKind::UnexposedDecl {
+                if let Some((var, _)) = previous.filter(|(_, var_at)| *var_at == at) {
+                    let init = var.var_initializer().map(function_refs).unwrap_or_default();
+                    exported.extend(init.into_iter().map(|f| (f, walk.span(top))));
+                }
+            }
+            previous = (top.kind() == CursorKind::VarDecl && top.is_static_storage()).then_some((top, at));
             walk.visit(top, None);
         }
         true
     });
+    if let Some(m) = models.export_markers.first() {
+        for (function, span) in exported {
+            let origin = Origin { kind: m.kind, via: Via::ModuleHook { shown_as: m.shown_as.clone() }, holder: None, span, repeated: false };
+            if function.definition().is_some_and(|d| d.is_expanded_in(main_id)) {
+                walk.found.push(Found { function, origin, enclosing: None });
+            }
+        }
+    }
     // Header functions the driver calls, breadth-first by call distance.
     let mut frontier = std::mem::take(&mut walk.callees);
     for depth in 1..=HEADER_CALL_DEPTH {
@@ -218,6 +288,8 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
 struct Found<'t> {
     function: Cursor<'t>,
     origin: Origin,
+    /// The function the registration is written in.
+    enclosing: Option<String>,
 }
 
 struct Walk<'m, 't> {
@@ -237,6 +309,14 @@ struct Walk<'m, 't> {
     callees: Vec<Cursor<'t>>,
     /// Definitions outside the main file already queued.
     walked: HashSet<Cursor<'t>>,
+    /// How many loops enclose the code being walked, in its function.
+    loop_depth: u32,
+    /// The function being walked.
+    current: Option<String>,
+    /// Functions called from inside a loop, by name.
+    called_in_loop: HashSet<String>,
+    /// Every call: caller to callees, by name.
+    calls: HashMap<String, HashSet<String>>,
 }
 
 impl<'t> Walk<'_, 't> {
@@ -253,10 +333,25 @@ impl<'t> Walk<'_, 't> {
             _ => {}
         }
         let holder = own_holder.as_deref().or(holder);
+        // A loop body may run several times; a function starts outside
+        // any loop.
+        let saved = (self.loop_depth, self.current.clone());
+        match c.kind() {
+            // `do { ... } while (0)`, the body of most statement macros
+            // (`INIT_WORK`), runs once.
+            CursorKind::DoStmt if c.children().last().and_then(|cond| cond.evaluate()) == Some(EvalValue::Int(0)) => {}
+            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => self.loop_depth += 1,
+            CursorKind::FunctionDecl if c.is_definition() => {
+                self.loop_depth = 0;
+                self.current = Some(c.spelling());
+            }
+            _ => {}
+        }
         c.for_each_child(|child| {
             self.visit(child, holder);
             true
         });
+        (self.loop_depth, self.current) = saved;
     }
 
     fn span(&self, c: Cursor<'_>) -> Span {
@@ -326,8 +421,8 @@ impl<'t> Walk<'_, 't> {
                 let Some(kind) = model.kind_of(&field_name) else { return };
                 for function in functions {
                     let via = Via::Field { record: record_name.clone(), field: field_name.clone() };
-                    let origin = Origin { kind, via, holder: holder.map(String::from), span: span.clone() };
-                    self.found.push(Found { function, origin });
+                    let origin = Origin { kind, via, holder: holder.map(String::from), span: span.clone(), repeated: self.loop_depth > 0 };
+                    self.found.push(Found { function, origin, enclosing: self.current.clone() });
                 }
             }
             None => {
@@ -357,6 +452,12 @@ impl<'t> Walk<'_, 't> {
             }
         }
         let name = callee.spelling();
+        if self.loop_depth > 0 {
+            self.called_in_loop.insert(name.clone());
+        }
+        if let Some(caller) = &self.current {
+            self.calls.entry(caller.clone()).or_default().insert(name.clone());
+        }
         let Some(registration) = self.models.registrations.get(&name) else { return };
         let arguments = call.arguments();
         let span = self.span(call);
@@ -365,8 +466,8 @@ impl<'t> Walk<'_, 't> {
             let Some(argument) = arguments.get(rule.index) else { continue };
             for function in function_refs(*argument) {
                 let via = Via::Call { function: name.clone(), written: written.clone() };
-                let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone() };
-                self.found.push(Found { function, origin });
+                let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone(), repeated: self.loop_depth > 0 };
+                self.found.push(Found { function, origin, enclosing: self.current.clone() });
             }
         }
     }
@@ -379,8 +480,8 @@ impl<'t> Walk<'_, 't> {
         for ret in returns {
             for f in function_refs(ret) {
                 let via = Via::ModuleHook { shown_as: hook.shown_as.clone() };
-                let origin = Origin { kind: hook.kind, via, holder: None, span: span.clone() };
-                self.found.push(Found { function: f, origin });
+                let origin = Origin { kind: hook.kind, via, holder: None, span: span.clone(), repeated: false };
+                self.found.push(Found { function: f, origin, enclosing: None });
             }
         }
     }
@@ -401,7 +502,19 @@ impl<'t> Walk<'_, 't> {
         let mut by_function: HashMap<String, (Span, Vec<Origin>)> = HashMap::new();
         let mut externals = Vec::new();
         let found = std::mem::take(&mut self.found);
-        for Found { function, origin } in found {
+        // Functions that may run several times per call of their caller:
+        // called from a loop, or from such a function.
+        let mut repeated: HashSet<String> = std::mem::take(&mut self.called_in_loop);
+        let mut todo: Vec<String> = repeated.iter().cloned().collect();
+        while let Some(f) = todo.pop() {
+            for callee in self.calls.get(&f).into_iter().flatten() {
+                if repeated.insert(callee.clone()) {
+                    todo.push(callee.clone());
+                }
+            }
+        }
+        for Found { function, mut origin, enclosing } in found {
+            origin.repeated |= enclosing.is_some_and(|f| repeated.contains(&f));
             let name = function.spelling();
             match function.definition().filter(|d| d.is_expanded_in(self.main_id)) {
                 Some(def) => {
@@ -436,21 +549,12 @@ impl<'t> Walk<'_, 't> {
         } else {
             entry_points.iter().position(|e| e.origins.iter().any(|o| o.kind == EntryKind::ModuleInit))
         };
-        let warnings = std::mem::take(&mut self.unmodelled)
+        let unmodelled: Vec<UnmodelledOps> = std::mem::take(&mut self.unmodelled)
             .into_iter()
-            .map(|(record, (span, fields))| Diagnostic {
-                level: Level::Warning,
-                check: "unmodelled-ops",
-                message: format!(
-                    "driver functions stored in `struct {record}` ({}), which kernel-models/ does not describe: \
-                     they are not treated as entry points",
-                    fields.join(", ")
-                ),
-                span: Some(span),
-                notes: vec![("add the structure to kernel-models/entry-points/ if the kernel calls these".into(), None)],
-            })
+            .map(|(record, (span, fields))| UnmodelledOps { record, fields, span })
             .collect();
-        DriverEntryPoints { entry_points, externals, init, warnings }
+        let warnings = unmodelled.iter().map(UnmodelledOps::diagnostic).collect();
+        DriverEntryPoints { entry_points, externals, init, warnings, unmodelled }
     }
 }
 

@@ -14,6 +14,7 @@
 //!   </registration>
 //!   <module-hook function="__inittest" kind="module-init" shown-as="module_init" reason="…"/>
 //!   <internal-callback function="delayed_work_timer_fn" reason="…"/>
+//!   <export-marker kind="exported" shown-as="EXPORT_SYMBOL" reason="…"/>
 //! </kernel-model>
 //! ```
 //!
@@ -32,6 +33,12 @@
 //!   <private-arg index="3" reason="ksys_read passes &amp;pos, its own copy of f_pos (fs/read_write.c)"/>
 //! </field>
 //! ```
+//! An export marker is the shape a symbol export leaves in the preprocessed
+//! file: a static variable holding a function's address (`__ADDRESSABLE`)
+//! followed, in the same macro expansion, by file-scope assembly (the
+//! `.export_symbol` section entry); the function is an entry point of the
+//! marker's kind.
+//!
 //! An internal callback is a kernel function that kernel macros register on
 //! the driver's behalf (the timer half of a delayed work): kernel code, not a
 //! driver callback, so it is not listed among the external callbacks.
@@ -66,6 +73,9 @@ pub enum EntryKind {
     /// Any other callback the kernel calls (ops structures, notifiers,
     /// attributes).
     Callback,
+    /// A function the module exports (`EXPORT_SYMBOL`): other modules may
+    /// call it at any time once the module is live.
+    Exported,
 }
 
 /// Where an entry point stands in the driver's life.
@@ -94,6 +104,7 @@ impl EntryKind {
             EntryKind::Tasklet => "tasklet",
             EntryKind::Napi => "napi",
             EntryKind::Callback => "callback",
+            EntryKind::Exported => "exported",
         }
     }
 
@@ -104,7 +115,7 @@ impl EntryKind {
 
     /// Every kind, in priority order (the first that applies names a function
     /// registered several ways).
-    pub const ALL: [EntryKind; 11] = [
+    pub const ALL: [EntryKind; 12] = [
         EntryKind::ModuleInit,
         EntryKind::Probe,
         EntryKind::ModuleExit,
@@ -116,6 +127,7 @@ impl EntryKind {
         EntryKind::Tasklet,
         EntryKind::Napi,
         EntryKind::Callback,
+        EntryKind::Exported,
     ];
 
     /// The role of this kind.
@@ -129,7 +141,8 @@ impl EntryKind {
             | EntryKind::Work
             | EntryKind::Tasklet
             | EntryKind::Napi
-            | EntryKind::Callback => Role::Live,
+            | EntryKind::Callback
+            | EntryKind::Exported => Role::Live,
         }
     }
 }
@@ -209,6 +222,36 @@ pub struct ModuleHook {
     pub shown_as: String,
     /// Why this identifies the hook.
     pub reason: String,
+}
+
+/// What a symbol export makes of the function it exports (the shape is
+/// described in the module documentation).
+#[derive(Clone, Debug)]
+pub struct ExportMarker {
+    /// The kind of entry point an exported function is.
+    pub kind: EntryKind,
+    /// The macro a user writes (`EXPORT_SYMBOL`).
+    pub shown_as: String,
+    /// Why the kernel may call the function.
+    pub reason: String,
+}
+
+/// `<export-marker>` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ExportMarkerXml {
+    #[serde(rename = "@kind")]
+    kind: String,
+    #[serde(rename = "@shown-as")]
+    shown_as: String,
+    #[serde(rename = "@reason")]
+    reason: String,
+}
+
+/// Checks and converts one `<export-marker>`.
+pub(super) fn export_marker(m: ExportMarkerXml) -> Result<ExportMarker, String> {
+    let k = kind(&m.kind, "export-marker")?;
+    Ok(ExportMarker { kind: k, shown_as: m.shown_as, reason: m.reason })
 }
 
 /// `<internal-callback>` as written.

@@ -30,7 +30,7 @@ mod serialisation;
 pub use quiesce::{Quiesced, Quiesces};
 
 pub use atomic_values::{AtomicOp, AtomicResult, AtomicValue, BitUpdate};
-pub use entry_points::{ArgumentRule, EntryKind, ModuleHook, OpsStruct, PrivateArg, Registration, Role};
+pub use entry_points::{ArgumentRule, EntryKind, ExportMarker, ModuleHook, OpsStruct, PrivateArg, Registration, Role};
 pub use functions::{AtomicAccess, AtomicEffect, Extent, FunctionModel, MemoryEffect, ReturnModel};
 pub use lifetimes::{LifetimeCallback, LifetimeRule, Stage};
 pub use locks::{
@@ -54,6 +54,9 @@ pub struct KernelModels {
     pub registrations: HashMap<String, Registration>,
     /// Module hooks by the name of the function their macro generates.
     pub module_hooks: HashMap<String, ModuleHook>,
+    /// What symbol exports make of the functions they export (at most
+    /// one marker).
+    pub export_markers: Vec<ExportMarker>,
     /// Kernel functions registered by kernel macros on the driver's behalf,
     /// with the reason they are not driver callbacks.
     pub internal_callbacks: HashMap<String, String>,
@@ -117,6 +120,8 @@ struct FileXml {
     registrations: Vec<entry_points::RegistrationXml>,
     #[serde(rename = "module-hook", default)]
     module_hooks: Vec<entry_points::ModuleHookXml>,
+    #[serde(rename = "export-marker", default)]
+    export_markers: Vec<entry_points::ExportMarkerXml>,
     #[serde(rename = "internal-callback", default)]
     internal_callbacks: Vec<entry_points::InternalCallbackXml>,
     #[serde(rename = "lock-type", default)]
@@ -313,6 +318,14 @@ impl KernelModels {
         for h in xml.module_hooks {
             let h = entry_points::module_hook(h)?;
             insert(&mut self.module_hooks, "module-hook", h.function.clone(), h)?;
+        }
+        for m in xml.export_markers {
+            let m = entry_points::export_marker(m)?;
+            reason_given("export-marker", &m.reason)?;
+            if !self.export_markers.is_empty() {
+                return Err("export-marker: given twice".into());
+            }
+            self.export_markers.push(m);
         }
         for m in xml.makes_live {
             let makes = makes(&m.function, m.makes.as_deref())?;

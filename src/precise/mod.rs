@@ -309,11 +309,13 @@ impl Setup<'_> {
                 let name = self.init.map(|p| program.procedures[p].name.clone()).unwrap_or_default();
                 exec.hits.insert(Hit::InitSkipped(name));
             }
-            // Init needs no registration, and an exit entry point (module
-            // exit, remove) may start once init has returned, which it has
-            // before the pair (or it is in the pair, whose rules keep exit
-            // out of init).
-            let needs_live = |e: &crate::ir::EntryPointInfo| !matches!(e.kind.role(), crate::models::Role::Init | crate::models::Role::Exit);
+            // Init needs no registration; an exit entry point (module exit,
+            // remove) and an exported function may start once init has
+            // returned, which it has before the pair (or it is in the pair,
+            // whose rules keep them out of init).
+            let needs_live = |e: &crate::ir::EntryPointInfo| {
+                e.kind != crate::models::EntryKind::Exported && !matches!(e.kind.role(), crate::models::Role::Init | crate::models::Role::Exit)
+            };
             exec.thread(Who::T1, first.procedure, &self.held[i], waits && needs_live(first));
             exec.thread(Who::T2, second.procedure, &self.held[j], waits && needs_live(second));
             exec.separate_objects(i, j);

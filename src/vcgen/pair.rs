@@ -25,6 +25,7 @@ use super::contracts::Summaries;
 use super::encode::{CheckOf, Encoded, Encoder, Env, Slice, Vc};
 use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
 use crate::ir::{Expr, RegionId, VarId};
+use crate::models::EntryKind;
 use std::collections::BTreeSet;
 
 /// The regions a pair is checked on: those both entry points access.
@@ -80,11 +81,17 @@ pub fn encode_pair(
         // A lock the kernel holds around the call is held from the start.
         let held_vars: BTreeSet<VarId> =
             held.iter().flat_map(|l| lp.ghost.cls.get(l).into_iter().chain(lp.ghost.clx.get(l))).copied().collect();
+        // Another module may call an exported function at any time once
+        // this module is live, so during a probe too; not during module
+        // init (the loader refuses to link against a module still in
+        // MODULE_STATE_COMING), where it is live only after a call that
+        // makes every callback live.
+        let live_from_start = entry.kind == EntryKind::Probe && lp.entries[other].kind == EntryKind::Exported;
         for (v, value) in lp.ghost.initial_values(entry.is_init()) {
             if enc.is_dropped(v) {
                 continue;
             }
-            let value = if held_vars.contains(&v) { Expr::bool(true) } else { value };
+            let value = if held_vars.contains(&v) || (v == lp.ghost.live && live_from_start) { Expr::bool(true) } else { value };
             let s = enc.current(&mut env, v);
             enc.vc.constraints.push(Expr::eq(Expr::var(s), value));
         }
