@@ -166,6 +166,11 @@ pub struct DriverEntryPoints {
     pub init: Option<usize>,
     /// Warnings about registrations the models may have missed.
     pub warnings: Vec<Diagnostic>,
+    /// Registration calls with an argument the models name as a callback
+    /// that refers to no function by name (a function-pointer variable):
+    /// the function it registers is not an entry point. Not printed;
+    /// `racewatch svcomp` answers `unknown` when there is one.
+    pub unresolved_registrations: Vec<String>,
 }
 
 impl DriverEntryPoints {
@@ -195,6 +200,7 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         depth: 0,
         callees: Vec::new(),
         walked: HashSet::new(),
+        unresolved: Vec::new(),
     };
     tu.root().for_each_child(|top| {
         if top.is_expanded_in(main_id) {
@@ -237,6 +243,8 @@ struct Walk<'m, 't> {
     callees: Vec<Cursor<'t>>,
     /// Definitions outside the main file already queued.
     walked: HashSet<Cursor<'t>>,
+    /// Registrations whose callback argument names no function.
+    unresolved: Vec<String>,
 }
 
 impl<'t> Walk<'_, 't> {
@@ -363,7 +371,11 @@ impl<'t> Walk<'_, 't> {
         let written = self.identifier_at(call).unwrap_or_else(|| name.clone());
         for rule in &registration.arguments {
             let Some(argument) = arguments.get(rule.index) else { continue };
-            for function in function_refs(*argument) {
+            let refs = function_refs(*argument);
+            if refs.is_empty() && super::lower::expr::constant(*argument) != Some(0) {
+                self.unresolved.push(format!("{name} at {}:{}", span.line, span.column));
+            }
+            for function in refs {
                 let via = Via::Call { function: name.clone(), written: written.clone() };
                 let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone() };
                 self.found.push(Found { function, origin });
@@ -372,6 +384,11 @@ impl<'t> Walk<'_, 't> {
     }
 
     fn module_hook(&mut self, function: Cursor<'t>) {
+        if let Some(entry) = self.models.program_entries.get(&function.spelling()) {
+            let via = Via::ModuleHook { shown_as: entry.shown_as.clone() };
+            let origin = Origin { kind: entry.kind, via, holder: None, span: self.span(function) };
+            self.found.push(Found { function, origin });
+        }
         let Some(hook) = self.models.module_hooks.get(&function.spelling()) else { return };
         let span = self.span(function);
         let mut returns = Vec::new();
@@ -450,7 +467,7 @@ impl<'t> Walk<'_, 't> {
                 notes: vec![("add the structure to kernel-models/entry-points/ if the kernel calls these".into(), None)],
             })
             .collect();
-        DriverEntryPoints { entry_points, externals, init, warnings }
+        DriverEntryPoints { entry_points, externals, init, warnings, unresolved_registrations: std::mem::take(&mut self.unresolved) }
     }
 }
 

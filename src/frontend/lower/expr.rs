@@ -129,7 +129,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn read_lvalue(&mut self, c: Cursor<'t>) -> Expr {
         let place = self.place(c);
         let span = Some(self.span(c));
-        self.read_as(&place, super::place::access_kind(c), span)
+        self.read_as(&place, super::place::access_kind(c, self.s.models.volatile_plain), span)
     }
 
     /// Conversions, explicit or implicit (libclang shows an implicit cast as
@@ -304,7 +304,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         match c.unary_operator() {
             op @ (UOp::PostInc | UOp::PostDec | UOp::PreInc | UOp::PreDec) => {
                 let place = self.place(operand);
-                let access = super::place::access_kind(operand);
+                let access = super::place::access_kind(operand, self.s.models.volatile_plain);
                 let old = self.read_as(&place, access, span.clone());
                 let old_var = self.tmp();
                 self.b.assign(old_var, old, None);
@@ -329,7 +329,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             UOp::Deref => {
                 let place = self.place(c);
-                self.read_as(&place, super::place::access_kind(c), span)
+                self.read_as(&place, super::place::access_kind(c, self.s.models.volatile_plain), span)
             }
             UOp::Plus | UOp::Extension => self.value(operand),
             UOp::Minus => {
@@ -377,7 +377,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let value = self.value(rhs);
                 let v = self.tmp();
                 self.b.assign(v, value, None);
-                self.write_as(&place, Expr::var(v), super::place::access_kind(lhs), span);
+                self.write_as(&place, Expr::var(v), super::place::access_kind(lhs, self.s.models.volatile_plain), span);
                 Expr::var(v)
             }
             Op::Comma => {
@@ -478,7 +478,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
         };
         let place = self.place(lhs);
-        let access = super::place::access_kind(lhs);
+        let access = super::place::access_kind(lhs, self.s.models.volatile_plain);
         let old = self.read_as(&place, access, span.clone());
         let b = self.value(rhs);
         let new = self.arithmetic(op, old, b, lhs.ty(), rhs.ty(), lhs.ty(), c);
