@@ -17,6 +17,7 @@ mod render;
 mod sarif;
 mod summary;
 mod svcomp;
+mod svcomp_exits;
 mod xml;
 
 pub use args::{Cli, Command};

@@ -21,6 +21,9 @@
 //!    variables are lowered as shared globals (more races, never fewer).
 //!    Everything else prints `unknown`, with the reason on stderr.
 //!
+//! Paths that never return are checked too: [`super::svcomp_exits`] gives
+//! every loop and every call that never returns an exit first.
+//!
 //! `false` is never answered yet: the precise phase does not model
 //! `pthread_join`, static initialisers of globals or threads started once,
 //! so a witness it confirms may not be an execution of the program.
@@ -245,8 +248,21 @@ fn decide(session: &Session, file: &Path, args: &SvcompArgs) -> SvVerdict {
             lowered.private.escaped_locals
         ));
     }
-    let (pairs, held) = super::check::pairs_and_held(session, &entry_points, &lowered.program);
-    let program = &lowered.program;
+    if let Some(f) = super::svcomp_exits::recursive(&lowered.program) {
+        return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
+    }
+    let mut program = lowered.program.clone();
+    if !super::svcomp_exits::add_exits(&mut program) {
+        return SvVerdict::Unknown("a body with several returning blocks".into());
+    }
+    let program = &program;
+    let (mut pairs, held) = super::check::pairs_and_held(session, &entry_points, program);
+    // A thread started once never runs concurrently with itself.
+    if stats.indirect_calls_resolved == 0 {
+        let once = started_once(&entry_points);
+        let names: Vec<&str> = program.entry_points.values().map(|e| e.name.as_str()).collect();
+        pairs.retain(|p| p.first != p.second || !once.contains(names[p.first]));
+    }
     let deadline = std::time::Instant::now() + Duration::from_secs(args.time_limit.max(1));
     let options = Options {
         timeout: Duration::from_secs(args.timeout.max(1)),
@@ -270,6 +286,39 @@ fn decide(session: &Session, file: &Path, args: &SvcompArgs) -> SvVerdict {
     match first_unproven {
         None => SvVerdict::True,
         Some(why) => SvVerdict::Unknown(format!("not proven: {why}")),
+    }
+}
+
+/// The entry points that run at most once in any execution: `main` (unless
+/// the program calls it), and a thread function with exactly one
+/// registration site, outside any loop of a body without goto, in an entry
+/// point that runs once and that nothing calls by name. Each such site is
+/// executed at most once, so at most one thread runs the function. Only
+/// used when the program makes no indirect call (a function called through
+/// a pointer could run a registration twice).
+pub fn started_once(eps: &crate::frontend::entry_points::DriverEntryPoints) -> std::collections::BTreeSet<String> {
+    let mut once = std::collections::BTreeSet::new();
+    let Some(init) = eps.init_entry_point() else { return once };
+    if !eps.called_directly.contains(&init.function) {
+        once.insert(init.function.clone());
+    }
+    loop {
+        let mut changed = false;
+        for ep in &eps.entry_points {
+            if once.contains(&ep.function) {
+                continue;
+            }
+            let sites: Vec<_> = eps.registration_sites.iter().filter(|s| s.function == ep.function).collect();
+            let [site] = sites.as_slice() else { continue };
+            let runs_once = site.registrar.as_ref().is_some_and(|r| once.contains(r) && !eps.called_directly.contains(r));
+            if !site.repeated && runs_once && ep.origins.len() == 1 {
+                once.insert(ep.function.clone());
+                changed = true;
+            }
+        }
+        if !changed {
+            return once;
+        }
     }
 }
 

@@ -171,6 +171,25 @@ pub struct DriverEntryPoints {
     /// the function it registers is not an entry point. Not printed;
     /// `racewatch svcomp` answers `unknown` when there is one.
     pub unresolved_registrations: Vec<String>,
+    /// Every registration call found: the function registered, the
+    /// function whose body makes the call, and whether the call may run
+    /// more than once per run of that body (inside a loop, or in a body
+    /// with a goto). Not printed; `racewatch svcomp` uses it to find the
+    /// threads that are started once.
+    pub registration_sites: Vec<RegistrationSite>,
+    /// Functions of the file called directly (by name) anywhere.
+    pub called_directly: std::collections::BTreeSet<String>,
+}
+
+/// One registration call (see [`DriverEntryPoints::registration_sites`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegistrationSite {
+    /// The function registered.
+    pub function: String,
+    /// The function making the call (`None` outside any function body).
+    pub registrar: Option<String>,
+    /// The call may run several times per run of the registrar.
+    pub repeated: bool,
 }
 
 impl DriverEntryPoints {
@@ -201,6 +220,10 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         callees: Vec::new(),
         walked: HashSet::new(),
         unresolved: Vec::new(),
+        sites: Vec::new(),
+        called: Default::default(),
+        function: None,
+        loops: 0,
     };
     tu.root().for_each_child(|top| {
         if top.is_expanded_in(main_id) {
@@ -245,6 +268,14 @@ struct Walk<'m, 't> {
     walked: HashSet<Cursor<'t>>,
     /// Registrations whose callback argument names no function.
     unresolved: Vec<String>,
+    /// The registration calls found.
+    sites: Vec<RegistrationSite>,
+    /// Functions called by name.
+    called: std::collections::BTreeSet<String>,
+    /// The function whose body is being walked, and whether it has a goto.
+    function: Option<(String, bool)>,
+    /// Loops around the code being walked, in the current body.
+    loops: u32,
 }
 
 impl<'t> Walk<'_, 't> {
@@ -261,10 +292,23 @@ impl<'t> Walk<'_, 't> {
             _ => {}
         }
         let holder = own_holder.as_deref().or(holder);
+        let saved = (self.function.clone(), self.loops);
+        match c.kind() {
+            CursorKind::FunctionDecl if c.is_definition() => {
+                let mut gotos = Vec::new();
+                collect_kind(c, CursorKind::GotoStmt, &mut gotos);
+                collect_kind(c, CursorKind::IndirectGotoStmt, &mut gotos);
+                self.function = Some((c.spelling(), !gotos.is_empty()));
+                self.loops = 0;
+            }
+            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => self.loops += 1,
+            _ => {}
+        }
         c.for_each_child(|child| {
             self.visit(child, holder);
             true
         });
+        (self.function, self.loops) = saved;
     }
 
     fn span(&self, c: Cursor<'_>) -> Span {
@@ -357,6 +401,7 @@ impl<'t> Walk<'_, 't> {
 
     fn call(&mut self, call: Cursor<'t>) {
         let Some(callee) = call.referenced().filter(|c| c.kind() == CursorKind::FunctionDecl) else { return };
+        self.called.insert(callee.spelling());
         if self.depth < HEADER_CALL_DEPTH {
             if let Some(def) = callee.definition().filter(|d| !d.is_expanded_in(self.main_id)) {
                 if self.walked.insert(def) {
@@ -374,6 +419,13 @@ impl<'t> Walk<'_, 't> {
             let refs = function_refs(*argument);
             if refs.is_empty() && super::lower::expr::constant(*argument) != Some(0) {
                 self.unresolved.push(format!("{name} at {}:{}", span.line, span.column));
+            }
+            for function in &refs {
+                self.sites.push(RegistrationSite {
+                    function: function.spelling(),
+                    registrar: self.function.as_ref().map(|(f, _)| f.clone()),
+                    repeated: self.loops > 0 || self.function.as_ref().is_none_or(|(_, goto)| *goto),
+                });
             }
             for function in refs {
                 let via = Via::Call { function: name.clone(), written: written.clone() };
@@ -467,7 +519,10 @@ impl<'t> Walk<'_, 't> {
                 notes: vec![("add the structure to kernel-models/entry-points/ if the kernel calls these".into(), None)],
             })
             .collect();
-        DriverEntryPoints { entry_points, externals, init, warnings, unresolved_registrations: std::mem::take(&mut self.unresolved) }
+        DriverEntryPoints { entry_points, externals, init, warnings, unresolved_registrations: std::mem::take(&mut self.unresolved),
+            registration_sites: std::mem::take(&mut self.sites),
+            called_directly: std::mem::take(&mut self.called),
+        }
     }
 }
 
