@@ -32,11 +32,59 @@ pub fn strip_parens(mut c: Cursor<'_>) -> Cursor<'_> {
 }
 
 /// The integer value of a constant expression, from clang's evaluator.
+///
+/// clang folds some expressions that read memory when the value does not
+/// depend on what is read (`x || 1`, `x * 0`); the reads still happen at
+/// run time, and may race, so such an expression is not a constant here.
 pub fn constant(c: Cursor<'_>) -> Option<i128> {
+    if reads_when_evaluated(c) {
+        return None;
+    }
     match c.evaluate()? {
         EvalValue::Int(i) => Some(i as i128),
         EvalValue::UnsignedInt(u) => Some(u as i128),
         EvalValue::Float(_) | EvalValue::Str(_) => None,
+    }
+}
+
+/// Whether evaluating `c` reads a variable or calls a function: a
+/// reference to a variable outside `sizeof`/`alignof` and the arms C's
+/// short-circuit operators skip by a constant, or a call (other than
+/// `__builtin_constant_p`, which evaluates nothing).
+fn reads_when_evaluated(c: Cursor<'_>) -> bool {
+    match c.kind() {
+        CursorKind::DeclRefExpr => {
+            // A const object is never written after its initialisation:
+            // reading it cannot race.
+            c.referenced().is_some_and(|d| matches!(d.kind(), CursorKind::VarDecl | CursorKind::ParmDecl) && !d.ty().is_const())
+        }
+        CursorKind::UnaryExpr => false,
+        CursorKind::CallExpr => {
+            c.referenced().is_none_or(|f| f.spelling() != "__builtin_constant_p")
+        }
+        CursorKind::BinaryOperator
+            if matches!(c.binary_operator(), Op::LAnd | Op::LOr) =>
+        {
+            let children = c.children();
+            let [lhs, rhs] = children.as_slice() else { return true };
+            if reads_when_evaluated(*lhs) {
+                return true;
+            }
+            let skip = match (c.binary_operator(), constant(*lhs)) {
+                (Op::LAnd, Some(0)) => true,
+                (Op::LOr, Some(k)) => k != 0,
+                _ => false,
+            };
+            !skip && reads_when_evaluated(*rhs)
+        }
+        _ => {
+            let mut reads = false;
+            c.for_each_child(|child| {
+                reads = reads_when_evaluated(child);
+                !reads
+            });
+            reads
+        }
     }
 }
 
