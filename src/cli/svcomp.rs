@@ -252,6 +252,7 @@ fn decide(session: &Session, file: &Path, args: &SvcompArgs) -> SvVerdict {
         return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
     }
     let mut program = lowered.program.clone();
+    super::svcomp_exits::atomic_functions(&mut program);
     if !super::svcomp_exits::add_exits(&mut program) {
         return SvVerdict::Unknown("a body with several returning blocks".into());
     }

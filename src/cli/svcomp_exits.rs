@@ -117,3 +117,34 @@ pub fn recursive(program: &Program) -> Option<String> {
     }
     None
 }
+
+/// SV-COMP's atomic functions: a function whose name starts with
+/// `__VERIFIER_atomic_` runs atomically (SV-COMP rules, "Definitions"), as
+/// if inside `__VERIFIER_atomic_begin/end`. Each such body takes the pseudo
+/// lock `verifier-atomic` (the one posix-models/locks.xml gives
+/// `__VERIFIER_atomic_begin`) at its entry and releases it before it
+/// returns. Returns how many bodies were wrapped.
+pub fn atomic_functions(program: &mut Program) -> usize {
+    use crate::ir::{Lock, LockKind, LockMode};
+    let wanted: Vec<_> = program
+        .procedures
+        .iter()
+        .filter(|(_, p)| p.body && p.name.starts_with("__VERIFIER_atomic_"))
+        .map(|(id, _)| id)
+        .collect();
+    if wanted.is_empty() {
+        return 0;
+    }
+    let existing = program.locks.iter().find(|(_, l)| l.name == "verifier-atomic" && l.kind == LockKind::Pseudo).map(|(id, _)| id);
+    let lock = existing.unwrap_or_else(|| program.locks.push(Lock { name: "verifier-atomic".into(), kind: LockKind::Pseudo }));
+    for id in &wanted {
+        let p = &mut program.procedures[*id];
+        let entry = p.entry;
+        p.blocks[entry].commands.insert(0, Command::Lock { lock, mode: LockMode::Exclusive, span: None });
+        let returning: Vec<_> = p.blocks.iter().filter(|(_, b)| b.terminator == Terminator::Return).map(|(b, _)| b).collect();
+        for b in returning {
+            p.blocks[b].commands.push(Command::Unlock { lock, mode: LockMode::Exclusive, span: None });
+        }
+    }
+    wanted.len()
+}

@@ -31,15 +31,20 @@ pub fn strip_parens(mut c: Cursor<'_>) -> Cursor<'_> {
     }
 }
 
-/// The integer value of a constant expression, from clang's evaluator.
+/// The value of a condition that selects a branch at compile time.
 ///
 /// clang folds some expressions that read memory when the value does not
 /// depend on what is read (`x || 1`, `x * 0`); the reads still happen at
-/// run time, and may race, so such an expression is not a constant here.
-pub fn constant(c: Cursor<'_>) -> Option<i128> {
+/// run time, and may race, so such a condition is not a constant here.
+pub fn constant_condition(c: Cursor<'_>) -> Option<i128> {
     if reads_when_evaluated(c) {
         return None;
     }
+    constant(c)
+}
+
+/// The integer value of a constant expression, from clang's evaluator.
+pub fn constant(c: Cursor<'_>) -> Option<i128> {
     match c.evaluate()? {
         EvalValue::Int(i) => Some(i as i128),
         EvalValue::UnsignedInt(u) => Some(u as i128),
@@ -550,7 +555,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // A condition clang can evaluate selects one arm at compile time
         // (`static_branch_likely`, `__builtin_choose_expr`-like macros):
         // the other arm is never evaluated and is not lowered.
-        if let Some(k) = constant(cond) {
+        if let Some(k) = constant_condition(cond) {
             return match (k != 0, then) {
                 (true, Some(then)) => self.value(then),
                 (true, None) => Expr::int(k),
