@@ -31,6 +31,18 @@ fn main() {
         code.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", f.display().to_string()));
     }
     code.push_str("];\n");
+    // The POSIX models of `racewatch svcomp` (posix-models/), likewise.
+    let posix = Path::new(env!("CARGO_MANIFEST_DIR")).join("posix-models");
+    println!("cargo:rerun-if-changed={}", posix.display());
+    let mut files = Vec::new();
+    collect(&posix, &mut files);
+    code.push_str("/// Every POSIX model file: (path under posix-models/, contents).\npub static EMBEDDED_POSIX_MODELS: &[(&str, &str)] = &[\n");
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        let rel = f.strip_prefix(&posix).unwrap().to_string_lossy().replace('\\', "/");
+        code.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", f.display().to_string()));
+    }
+    code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("embedded_models.rs");
     std::fs::write(out, code).expect("write embedded_models.rs");
 }

@@ -112,6 +112,12 @@ pub struct PrivateReport {
     pub sources: usize,
     /// Sources that escaped.
     pub escaped: usize,
+    /// Address-taken locals that escaped: their address may reach another
+    /// thread, while the lowering keeps the local's own accesses in a
+    /// thread-private region (docs/soundness.md, Lowering). `racewatch
+    /// svcomp` answers `unknown` when there is one.
+    #[serde(default)]
+    pub escaped_locals: usize,
 }
 
 /// Where an object comes from.
@@ -355,7 +361,8 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
     }
     // The private accesses.
     let mut sites = BTreeSet::new();
-    let mut report = PrivateReport { sources: sources.len(), escaped: escaped.len(), ..PrivateReport::default() };
+    let escaped_locals = escaped.iter().filter(|s| matches!(sources.get(**s as usize), Some((Source::Local(_), _)))).count();
+    let mut report = PrivateReport { sources: sources.len(), escaped: escaped.len(), escaped_locals, ..PrivateReport::default() };
     for (id, p) in program.procedures.iter() {
         for (bid, b) in p.blocks.iter() {
             for (i, c) in b.commands.iter().enumerate() {

@@ -25,6 +25,9 @@ pub enum Command {
     /// Prove each pair of concurrent entry points race-free, or report the
     /// potential races.
     Check(super::check::CheckArgs),
+    /// Decide one SV-COMP NoDataRace task (a format-2.0 .yml): prints one
+    /// line, `true`, `false` or `unknown` (docs/svcomp.md).
+    Svcomp(super::svcomp::SvcompArgs),
     /// Analyse one file for `check` as a worker process: reads the request
     /// as JSON on stdin, writes the result as JSON on stdout.
     #[command(hide = true)]

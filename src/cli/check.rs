@@ -260,10 +260,18 @@ pub fn pairs_and_held(
     entry_points: &crate::frontend::entry_points::DriverEntryPoints,
     lowered: &crate::frontend::lower::Lowered,
 ) -> (Vec<Pair>, Vec<Vec<String>>) {
-    let program = &lowered.program;
-    let used = |f: &String| {
-        lowered.stats.external_functions.contains(f) || entry_points.externals.iter().any(|x| &x.function == f)
-    };
+    pairs_and_held_in(session, entry_points, &lowered.program, &lowered.stats.external_functions)
+}
+
+/// [`pairs_and_held`] for a program derived from the lowered one;
+/// `external` are the functions without body or model the lowering met.
+pub fn pairs_and_held_in(
+    session: &Session,
+    entry_points: &crate::frontend::entry_points::DriverEntryPoints,
+    program: &crate::ir::Program,
+    external: &std::collections::BTreeSet<String>,
+) -> (Vec<Pair>, Vec<Vec<String>>) {
+    let used = |f: &String| external.contains(f) || entry_points.externals.iter().any(|x| &x.function == f);
     // Pairs index the extracted entry points; the lowered program lists
     // them by name.
     let index: std::collections::HashMap<&str, usize> =

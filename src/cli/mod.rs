@@ -16,6 +16,8 @@ mod precise;
 mod render;
 mod sarif;
 mod summary;
+mod svcomp;
+mod svcomp_exits;
 mod xml;
 
 pub use args::{Cli, Command};
@@ -63,6 +65,7 @@ pub fn main() -> ExitCode {
             Ok(session) => check::run(&args, session),
             Err(exit) => exit,
         },
+        Command::Svcomp(args) => svcomp::run(&args),
         Command::Worker => return ExitCode::from(batch::serve_worker()),
     };
     ExitCode::from(exit as u8)

@@ -175,6 +175,30 @@ pub struct DriverEntryPoints {
     /// describes, by record name: their callbacks are not entry points,
     /// so every verdict of the file excludes them.
     pub unmodelled: Vec<UnmodelledOps>,
+    /// Registration calls with an argument the models name as a callback
+    /// that refers to no function by name (a function-pointer variable):
+    /// the function it registers is not an entry point. Not printed;
+    /// `racewatch svcomp` answers `unknown` when there is one.
+    pub unresolved_registrations: Vec<String>,
+    /// Every registration call found: the function registered, the
+    /// function whose body makes the call, and whether the call may run
+    /// more than once per run of that body (inside a loop, or in a body
+    /// with a goto). Not printed; `racewatch svcomp` uses it to find the
+    /// threads that are started once.
+    pub registration_sites: Vec<RegistrationSite>,
+    /// Functions of the file called directly (by name) anywhere.
+    pub called_directly: std::collections::BTreeSet<String>,
+}
+
+/// One registration call (see [`DriverEntryPoints::registration_sites`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegistrationSite {
+    /// The function registered.
+    pub function: String,
+    /// The function making the call (`None` outside any function body).
+    pub registrar: Option<String>,
+    /// The call may run several times per run of the registrar.
+    pub repeated: bool,
 }
 
 /// A kernel structure no model describes that holds functions of the
@@ -238,6 +262,11 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         current: None,
         called_in_loop: HashSet::new(),
         calls: HashMap::new(),
+        unresolved: Vec::new(),
+        sites: Vec::new(),
+        called: Default::default(),
+        function: None,
+        loops: 0,
     };
     // Exported functions: `EXPORT_SYMBOL(f)` leaves a static variable
     // holding `&f` followed by a file-scope `asm` (libclang's
@@ -317,6 +346,16 @@ struct Walk<'m, 't> {
     called_in_loop: HashSet<String>,
     /// Every call: caller to callees, by name.
     calls: HashMap<String, HashSet<String>>,
+    /// Registrations whose callback argument names no function.
+    unresolved: Vec<String>,
+    /// The registration calls found.
+    sites: Vec<RegistrationSite>,
+    /// Functions called by name.
+    called: std::collections::BTreeSet<String>,
+    /// The function whose body is being walked, and whether it has a goto.
+    function: Option<(String, bool)>,
+    /// Loops around the code being walked, in the current body.
+    loops: u32,
 }
 
 impl<'t> Walk<'_, 't> {
@@ -335,15 +374,23 @@ impl<'t> Walk<'_, 't> {
         let holder = own_holder.as_deref().or(holder);
         // A loop body may run several times; a function starts outside
         // any loop.
-        let saved = (self.loop_depth, self.current.clone());
+        let saved = (self.loop_depth, self.current.clone(), self.function.clone(), self.loops);
         match c.kind() {
             // `do { ... } while (0)`, the body of most statement macros
             // (`INIT_WORK`), runs once.
             CursorKind::DoStmt if c.children().last().and_then(|cond| cond.evaluate()) == Some(EvalValue::Int(0)) => {}
-            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => self.loop_depth += 1,
+            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => {
+                self.loop_depth += 1;
+                self.loops += 1;
+            }
             CursorKind::FunctionDecl if c.is_definition() => {
                 self.loop_depth = 0;
                 self.current = Some(c.spelling());
+                let mut gotos = Vec::new();
+                collect_kind(c, CursorKind::GotoStmt, &mut gotos);
+                collect_kind(c, CursorKind::IndirectGotoStmt, &mut gotos);
+                self.function = Some((c.spelling(), !gotos.is_empty()));
+                self.loops = 0;
             }
             _ => {}
         }
@@ -351,7 +398,7 @@ impl<'t> Walk<'_, 't> {
             self.visit(child, holder);
             true
         });
-        (self.loop_depth, self.current) = saved;
+        (self.loop_depth, self.current, self.function, self.loops) = saved;
     }
 
     fn span(&self, c: Cursor<'_>) -> Span {
@@ -444,6 +491,7 @@ impl<'t> Walk<'_, 't> {
 
     fn call(&mut self, call: Cursor<'t>) {
         let Some(callee) = call.referenced().filter(|c| c.kind() == CursorKind::FunctionDecl) else { return };
+        self.called.insert(callee.spelling());
         if self.depth < HEADER_CALL_DEPTH {
             if let Some(def) = callee.definition().filter(|d| !d.is_expanded_in(self.main_id)) {
                 if self.walked.insert(def) {
@@ -464,7 +512,18 @@ impl<'t> Walk<'_, 't> {
         let written = self.identifier_at(call).unwrap_or_else(|| name.clone());
         for rule in &registration.arguments {
             let Some(argument) = arguments.get(rule.index) else { continue };
-            for function in function_refs(*argument) {
+            let refs = function_refs(*argument);
+            if refs.is_empty() && super::lower::expr::constant(*argument) != Some(0) {
+                self.unresolved.push(format!("{name} at {}:{}", span.line, span.column));
+            }
+            for function in &refs {
+                self.sites.push(RegistrationSite {
+                    function: function.spelling(),
+                    registrar: self.function.as_ref().map(|(f, _)| f.clone()),
+                    repeated: self.loops > 0 || self.function.as_ref().is_none_or(|(_, goto)| *goto),
+                });
+            }
+            for function in refs {
                 let via = Via::Call { function: name.clone(), written: written.clone() };
                 let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone(), repeated: self.loop_depth > 0 };
                 self.found.push(Found { function, origin, enclosing: self.current.clone() });
@@ -473,6 +532,11 @@ impl<'t> Walk<'_, 't> {
     }
 
     fn module_hook(&mut self, function: Cursor<'t>) {
+        if let Some(entry) = self.models.program_entries.get(&function.spelling()) {
+            let via = Via::ModuleHook { shown_as: entry.shown_as.clone() };
+            let origin = Origin { kind: entry.kind, via, holder: None, span: self.span(function), repeated: false };
+            self.found.push(Found { function, origin, enclosing: None });
+        }
         let Some(hook) = self.models.module_hooks.get(&function.spelling()) else { return };
         let span = self.span(function);
         let mut returns = Vec::new();
@@ -554,7 +618,16 @@ impl<'t> Walk<'_, 't> {
             .map(|(record, (span, fields))| UnmodelledOps { record, fields, span })
             .collect();
         let warnings = unmodelled.iter().map(UnmodelledOps::diagnostic).collect();
-        DriverEntryPoints { entry_points, externals, init, warnings, unmodelled }
+        DriverEntryPoints {
+            entry_points,
+            externals,
+            init,
+            warnings,
+            unmodelled,
+            unresolved_registrations: std::mem::take(&mut self.unresolved),
+            registration_sites: std::mem::take(&mut self.sites),
+            called_directly: std::mem::take(&mut self.called),
+        }
     }
 }
 

@@ -43,7 +43,9 @@
 //! - `uninterpreted`: a function of the arguments: equal arguments give
 //!   equal results (`netdev_priv`); nothing is assumed about results of
 //!   different arguments or functions, which may alias;
-//! - `arg` with `arg="N"`: argument N itself (`memset`).
+//! - `arg` with `arg="N"`: argument N itself (`memset`);
+//! - `never`: the function does not return; the path ends at the call
+//!   (`abort`, `pthread_exit`).
 //!
 //! **Escape.** `keeps="none"` or `keeps="0 2"`: the pointer arguments the
 //! function may keep after it returns (store where another thread can
@@ -133,6 +135,9 @@ pub enum ReturnModel {
     /// What the function's atomic access with an `op` returns
     /// ([`AtomicEffect::value`]).
     Atomic,
+    /// The function never returns (`abort`, `exit`, `pthread_exit`,
+    /// `__assert_fail`): the path ends at the call.
+    Never,
 }
 
 /// What a kernel function does to driver memory.
@@ -245,6 +250,7 @@ enum ReturnKind {
     ErrorOrFresh,
     Uninterpreted,
     Arg,
+    Never,
 }
 
 const RETURN_KINDS: &[(&str, ReturnKind)] = &[
@@ -254,6 +260,7 @@ const RETURN_KINDS: &[(&str, ReturnKind)] = &[
     ("error-or-fresh", ReturnKind::ErrorOrFresh),
     ("uninterpreted", ReturnKind::Uninterpreted),
     ("arg", ReturnKind::Arg),
+    ("never", ReturnKind::Never),
 ];
 
 fn extent(context: &str, arg: usize, size_arg: Option<usize>, written: Option<&str>) -> Result<Extent, String> {
@@ -324,6 +331,7 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
                 (ReturnKind::NullOrFresh, None) => ReturnModel::NullOrFresh,
                 (ReturnKind::ErrorOrFresh, None) => ReturnModel::ErrorOrFresh,
                 (ReturnKind::Uninterpreted, None) => ReturnModel::Uninterpreted,
+                (ReturnKind::Never, None) => ReturnModel::Never,
             }
         }
     };

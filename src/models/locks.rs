@@ -195,9 +195,12 @@ pub enum Failure {
     One,
     /// 0 or NULL.
     Zero,
+    /// EBUSY, 16 (Linux include/uapi/asm-generic/errno-base.h): what the
+    /// POSIX trylocks return without the lock.
+    Busy,
 }
 
-const FAILURES: &[(&str, Failure)] = &[("errno", Failure::Errno), ("one", Failure::One), ("zero", Failure::Zero)];
+const FAILURES: &[(&str, Failure)] = &[("errno", Failure::Errno), ("one", Failure::One), ("zero", Failure::Zero), ("ebusy", Failure::Busy)];
 
 /// The failure value a function gives, from its `failure` attribute or the
 /// default for its operation and success value.
@@ -216,7 +219,7 @@ fn failure_of(context: &str, op: LockOp, success: Option<Success>, written: Opti
     };
     match (success, failure) {
         (Success::Zero, Failure::Zero) => Err(format!("{context}: failure zero and success zero coincide")),
-        (Success::Nonzero, Failure::Errno | Failure::One) => {
+        (Success::Nonzero, Failure::Errno | Failure::One | Failure::Busy) => {
             Err(format!("{context}: with success nonzero a failure returns zero (NULL); an errno or 1 would be a success"))
         }
         (Success::NonNegative, Failure::Zero | Failure::One) => {

@@ -57,6 +57,13 @@ pub struct KernelModels {
     /// What symbol exports make of the functions they export (at most
     /// one marker).
     pub export_markers: Vec<ExportMarker>,
+    /// Functions that are entry points by their name alone (a program's
+    /// `main` in the POSIX models), by name.
+    pub program_entries: HashMap<String, ModuleHook>,
+    /// `volatile` accesses are plain (C11's data-race definition, which
+    /// SV-COMP uses), not marked as the kernel's READ_ONCE/WRITE_ONCE are:
+    /// set by `<volatile-accesses kind="plain"/>` in the POSIX models.
+    pub volatile_plain: bool,
     /// Kernel functions registered by kernel macros on the driver's behalf,
     /// with the reason they are not driver callbacks.
     pub internal_callbacks: HashMap<String, String>,
@@ -122,6 +129,10 @@ struct FileXml {
     module_hooks: Vec<entry_points::ModuleHookXml>,
     #[serde(rename = "export-marker", default)]
     export_markers: Vec<entry_points::ExportMarkerXml>,
+    #[serde(rename = "volatile-accesses", default)]
+    volatile_accesses: Vec<VolatileAccessesXml>,
+    #[serde(rename = "program-entry", default)]
+    program_entries: Vec<entry_points::ModuleHookXml>,
     #[serde(rename = "internal-callback", default)]
     internal_callbacks: Vec<entry_points::InternalCallbackXml>,
     #[serde(rename = "lock-type", default)]
@@ -160,6 +171,15 @@ struct MakesLiveXml {
 }
 
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VolatileAccessesXml {
+    #[serde(rename = "@kind")]
+    kind: String,
+    #[serde(rename = "@reason")]
+    reason: String,
+}
+
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MakesNothingLiveXml {
     #[serde(rename = "@function")]
@@ -221,6 +241,16 @@ impl KernelModels {
         let files: Vec<(PathBuf, String)> = EMBEDDED_MODELS
             .iter()
             .map(|(name, text)| (Path::new("kernel-models").join(name), text.to_string()))
+            .collect();
+        KernelModels::from_files(&files)
+    }
+
+    /// The POSIX models built into the binary (posix-models/), for
+    /// `racewatch svcomp`.
+    pub fn embedded_posix() -> Result<KernelModels, ModelError> {
+        let files: Vec<(PathBuf, String)> = EMBEDDED_POSIX_MODELS
+            .iter()
+            .map(|(name, text)| (Path::new("posix-models").join(name), text.to_string()))
             .collect();
         KernelModels::from_files(&files)
     }
@@ -326,6 +356,18 @@ impl KernelModels {
                 return Err("export-marker: given twice".into());
             }
             self.export_markers.push(m);
+        }
+        for v in xml.volatile_accesses {
+            reason_given("volatile-accesses", &v.reason)?;
+            match v.kind.as_str() {
+                "plain" => self.volatile_plain = true,
+                "marked" => self.volatile_plain = false,
+                k => return Err(format!("volatile-accesses: kind must be plain or marked, not `{k}`")),
+            }
+        }
+        for h in xml.program_entries {
+            let h = entry_points::module_hook(h)?;
+            insert(&mut self.program_entries, "program-entry", h.function.clone(), h)?;
         }
         for m in xml.makes_live {
             let makes = makes(&m.function, m.makes.as_deref())?;

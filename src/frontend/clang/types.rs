@@ -49,6 +49,13 @@ impl<'t> Type<'t> {
     }
 
     /// Whether the type itself (not what it points to) is
+    /// `const`-qualified, through typedefs.
+    pub fn is_const(&self) -> bool {
+        // SAFETY: a live type.
+        unsafe { clang_isConstQualifiedType(self.canonical().raw) != 0 }
+    }
+
+    /// Whether the type itself (not what it points to) is
     /// `volatile`-qualified, through typedefs.
     pub fn is_volatile(&self) -> bool {
         // SAFETY: a live type.

@@ -396,6 +396,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             Failure::Errno => None,
             Failure::One => Some(1),
             Failure::Zero => Some(0),
+            Failure::Busy => Some(16),
         };
         match (exact, success, failed) {
             (true, Success::Zero, Some(f)) => self.b.assign(result, Expr::ite(Expr::var(ok), Expr::int(0), Expr::int(f)), None),
@@ -559,6 +560,13 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 Expr::apply(f, values)
             }
             ReturnModel::Arg(i) => values.get(i).cloned().unwrap_or(Expr::int(0)),
+            // The path ends here; what follows is lowered into a dead block.
+            ReturnModel::Never => {
+                self.b.unreachable();
+                let dead = self.b.new_block();
+                self.b.switch_to(dead);
+                Expr::int(0)
+            }
         };
         // A new object no one else reaches yet.
         if let (true, Expr::Var(v)) = (model.allocates, &result) {

@@ -61,12 +61,65 @@ pub fn named_callee(callee: Cursor<'_>) -> Option<Cursor<'_>> {
     }
 }
 
+/// The value of a condition that selects a branch at compile time.
+///
+/// clang folds some expressions that read memory when the value does not
+/// depend on what is read (`x || 1`, `x * 0`); the reads still happen at
+/// run time, and may race, so such a condition is not a constant here.
+pub fn constant_condition(c: Cursor<'_>) -> Option<i128> {
+    if reads_when_evaluated(c) {
+        return None;
+    }
+    constant(c)
+}
+
 /// The integer value of a constant expression, from clang's evaluator.
 pub fn constant(c: Cursor<'_>) -> Option<i128> {
     match c.evaluate()? {
         EvalValue::Int(i) => Some(i as i128),
         EvalValue::UnsignedInt(u) => Some(u as i128),
         EvalValue::Float(_) | EvalValue::Str(_) => None,
+    }
+}
+
+/// Whether evaluating `c` reads a variable or calls a function: a
+/// reference to a variable outside `sizeof`/`alignof` and the arms C's
+/// short-circuit operators skip by a constant, or a call (other than
+/// `__builtin_constant_p`, which evaluates nothing).
+fn reads_when_evaluated(c: Cursor<'_>) -> bool {
+    match c.kind() {
+        CursorKind::DeclRefExpr => {
+            // A const object is never written after its initialisation:
+            // reading it cannot race.
+            c.referenced().is_some_and(|d| matches!(d.kind(), CursorKind::VarDecl | CursorKind::ParmDecl) && !d.ty().is_const())
+        }
+        CursorKind::UnaryExpr => false,
+        CursorKind::CallExpr => {
+            c.referenced().is_none_or(|f| f.spelling() != "__builtin_constant_p")
+        }
+        CursorKind::BinaryOperator
+            if matches!(c.binary_operator(), Op::LAnd | Op::LOr) =>
+        {
+            let children = c.children();
+            let [lhs, rhs] = children.as_slice() else { return true };
+            if reads_when_evaluated(*lhs) {
+                return true;
+            }
+            let skip = match (c.binary_operator(), constant(*lhs)) {
+                (Op::LAnd, Some(0)) => true,
+                (Op::LOr, Some(k)) => k != 0,
+                _ => false,
+            };
+            !skip && reads_when_evaluated(*rhs)
+        }
+        _ => {
+            let mut reads = false;
+            c.for_each_child(|child| {
+                reads = reads_when_evaluated(child);
+                !reads
+            });
+            reads
+        }
     }
 }
 
@@ -159,7 +212,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn read_lvalue(&mut self, c: Cursor<'t>) -> Expr {
         let place = self.place(c);
         let span = Some(self.span(c));
-        self.read_as(&place, super::place::access_kind(c), span)
+        self.read_as(&place, super::place::access_kind(c, self.s.models.volatile_plain), span)
     }
 
     /// Conversions, explicit or implicit (libclang shows an implicit cast as
@@ -334,7 +387,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         match c.unary_operator() {
             op @ (UOp::PostInc | UOp::PostDec | UOp::PreInc | UOp::PreDec) => {
                 let place = self.place(operand);
-                let access = super::place::access_kind(operand);
+                let access = super::place::access_kind(operand, self.s.models.volatile_plain);
                 let old = self.read_as(&place, access, span.clone());
                 let old_var = self.tmp();
                 self.b.assign(old_var, old, None);
@@ -359,7 +412,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             UOp::Deref => {
                 let place = self.place(c);
-                self.read_as(&place, super::place::access_kind(c), span)
+                self.read_as(&place, super::place::access_kind(c, self.s.models.volatile_plain), span)
             }
             UOp::Plus | UOp::Extension => self.value(operand),
             UOp::Minus => {
@@ -407,7 +460,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let value = self.value(rhs);
                 let v = self.tmp();
                 self.b.assign(v, value, None);
-                self.write_as(&place, Expr::var(v), super::place::access_kind(lhs), span);
+                self.write_as(&place, Expr::var(v), super::place::access_kind(lhs, self.s.models.volatile_plain), span);
                 Expr::var(v)
             }
             Op::Comma => {
@@ -508,7 +561,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
         };
         let place = self.place(lhs);
-        let access = super::place::access_kind(lhs);
+        let access = super::place::access_kind(lhs, self.s.models.volatile_plain);
         let old = self.read_as(&place, access, span.clone());
         let b = self.value(rhs);
         let new = self.arithmetic(op, old, b, lhs.ty(), rhs.ty(), lhs.ty(), c);
@@ -532,7 +585,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // A condition clang can evaluate selects one arm at compile time
         // (`static_branch_likely`, `__builtin_choose_expr`-like macros):
         // the other arm is never evaluated and is not lowered.
-        if let Some(k) = constant(cond) {
+        if let Some(k) = constant_condition(cond) {
             return match (k != 0, then) {
                 (true, Some(then)) => self.value(then),
                 (true, None) => Expr::int(k),

@@ -34,7 +34,7 @@ mod atomics;
 mod bitlocks;
 mod calls;
 mod context;
-mod expr;
+pub(crate) mod expr;
 mod layout;
 mod locks;
 mod place;

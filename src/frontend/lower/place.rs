@@ -503,10 +503,17 @@ fn address_of_same_type(pointer: Cursor<'_>, deref: Cursor<'_>) -> bool {
 /// accesses are not a data race under the LKMM (tools/memory-model,
 /// "plain accesses"); a marked access racing with a plain one still is.
 /// Alignment is assumed (natural alignment of C objects).
-pub fn access_kind(lvalue: Cursor<'_>) -> AccessKind {
+///
+/// Under C11's definition (`volatile_plain`, the POSIX models) a volatile
+/// access is plain; under both, an lvalue of `_Atomic` type is atomic (C11
+/// 5.1.2.4: atomic operations never form a data race).
+pub fn access_kind(lvalue: Cursor<'_>, volatile_plain: bool) -> AccessKind {
     let ty = lvalue.ty();
+    if ty.canonical().kind() == crate::frontend::clang::TypeKind::Atomic {
+        return AccessKind::Atomic;
+    }
     let small = matches!(layout::shape(ty), Shape::Scalar) && layout::size_of(ty) <= 8;
-    if small && ty.is_volatile() { AccessKind::Atomic } else { AccessKind::Plain }
+    if small && ty.is_volatile() && !volatile_plain { AccessKind::Atomic } else { AccessKind::Plain }
 }
 
 /// An expression through an implicit array-to-pointer decay.

@@ -166,7 +166,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // `if (0)`, `if (IS_ENABLED(CONFIG_X))`: only the taken branch runs.
         // (A label inside the other branch is still a jump target: lower it
         // into a block no edge enters.)
-        if let Some(k) = super::expr::constant(cond) {
+        if let Some(k) = super::expr::constant_condition(cond) {
             let (taken, dead) = if k != 0 { (rest.first(), rest.get(1)) } else { (rest.get(1), rest.first()) };
             if let Some(&dead) = dead.filter(|d| contains_any_label(**d)) {
                 let join = self.b.new_block();
@@ -244,7 +244,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.goto([test]);
         }
         self.b.switch_to(test);
-        match super::expr::constant(*cond) {
+        match super::expr::constant_condition(*cond) {
             // `do { … } while (0)`, the macro idiom: no back edge.
             Some(0) => self.b.goto([exit]),
             Some(_) => self.b.goto([start]),
