@@ -271,7 +271,7 @@ mod tests {
     }
 
     fn make_live(target: &str) -> Command {
-        Command::MakeLive { function: "queue_work_on".into(), targets: Some(vec![target.into()]), span: None }
+        Command::MakeLive { function: "queue_work_on".into(), targets: Some(vec![target.into()]), assumed: false, span: None }
     }
 
     /// An interrupt handler that queues a work item, the work item, and a
@@ -279,7 +279,7 @@ mod tests {
     /// sets of remove's two quiesce commands.
     fn remove_quiescing(order: [&str; 2]) -> Vec<Vec<String>> {
         let mut program = Program::new();
-        let mut entry = |program: &mut Program, name: &str, kind: EntryKind, body: Vec<Command>| {
+        let entry = |program: &mut Program, name: &str, kind: EntryKind, body: Vec<Command>| {
             let mut b = ProcedureBuilder::new(program, name, None);
             for c in body {
                 b.push(c);
