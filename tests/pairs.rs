@@ -415,10 +415,13 @@ fn net_driver_rtnl_transmit_device_lock_and_runtime_pm() {
             // module_init runs once, but concurrently with probe.
             ("nr_driver_init", "nr_driver_init", &["module-init-once"]),
             ("nr_driver_init", "nr_probe", KEPT),
-            // Exit entry points pair with nothing; remove also holds the device lock.
-            ("nr_remove", "nr_open", &["exit-role"]),
-            ("nr_remove", "nr_probe", &["device-lock", "exit-role"]),
-            ("nr_driver_exit", "nr_irq", &["exit-role"]),
+            // Exit entry points run alongside the callbacks they have not
+            // quiesced: an ndo_open while a remove runs (unbind), the IRQ
+            // handler during module exit until free_irq. Remove holds the
+            // device lock, so it never overlaps probe.
+            ("nr_remove", "nr_open", KEPT),
+            ("nr_remove", "nr_probe", &["device-lock"]),
+            ("nr_driver_exit", "nr_irq", KEPT),
         ],
     );
 }
@@ -460,7 +463,8 @@ fn deferred_callbacks_are_serialised_per_object_registered_once() {
             ("dr_runtime_resume", "dr_probe", KEPT),
             ("dr_runtime_suspend", "dr_runtime_resume", &["runtime-pm-status"]),
             ("dr_probe", "dr_probe", &["device-lock"]),
-            ("dr_remove", "dr_rx_tasklet", &["exit-role"]),
+            // Remove runs alongside a tasklet it has not killed.
+            ("dr_remove", "dr_rx_tasklet", KEPT),
         ],
     );
 }

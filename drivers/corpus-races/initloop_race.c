@@ -47,9 +47,9 @@ static irqreturn_t rwl_interrupt(int irq, void *dev_id)
 }
 
 // @expect race rwl_interrupt rwl_init "global rwl_boards"
-// @expect confirmed rwl_init rwl_interrupt "global rwl_boards"
+// @expect confirmed rwl_interrupt rwl_init "global rwl_boards"
 // @expect race rwl_interrupt rwl_init "struct rwl_board.irq"
-// @expect confirmed rwl_init rwl_interrupt "struct rwl_board.irq"
+// @expect confirmed rwl_interrupt rwl_init "struct rwl_board.irq"
 // @expect race rwl_interrupt rwl_interrupt "global rwl_events"
 // @expect confirmed rwl_interrupt rwl_interrupt "global rwl_events"
 

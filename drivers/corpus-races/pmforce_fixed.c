@@ -31,6 +31,7 @@ static DEFINE_MUTEX(pmforce_lock);
 // @expect entry-point pmforce_write callback file_operations.write
 static ssize_t pmforce_write(struct file *file, const char __user *buf, size_t count, loff_t *ppos)
 {
+	// @mutation-protects-nothing pmforce_write runtime-pm: the driver registers pm_runtime_force_suspend/resume, which run the runtime-PM callbacks ignoring the usage count, so the rule runtime-pm-usage-count does not hold (its unless-called) and the count orders nothing here; the mutex protects saved
 	int ret = pm_runtime_resume_and_get(pmforce.dev);
 
 	if (ret < 0)
@@ -46,12 +47,11 @@ static ssize_t pmforce_write(struct file *file, const char __user *buf, size_t c
 static ssize_t pmforce_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
 {
 	u32 v;
-	int ret = pm_runtime_get_sync(pmforce.dev);
+	// @mutation-protects-nothing pmforce_read runtime-pm: the driver registers pm_runtime_force_suspend/resume, which run the runtime-PM callbacks ignoring the usage count, so the rule runtime-pm-usage-count does not hold (its unless-called) and the count orders nothing here; the mutex protects saved
+	int ret = pm_runtime_resume_and_get(pmforce.dev);
 
-	if (ret < 0) {
-		pm_runtime_put_noidle(pmforce.dev);
+	if (ret < 0)
 		return ret;
-	}
 	mutex_lock(&pmforce_lock);
 	v = pmforce.saved;
 	mutex_unlock(&pmforce_lock);

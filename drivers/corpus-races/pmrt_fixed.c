@@ -48,12 +48,10 @@ static ssize_t pmrt_write(struct file *file, const char __user *buf, size_t coun
 static ssize_t pmrt_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
 {
 	u32 v;
-	int ret = pm_runtime_get_sync(pmrt.dev);
+	int ret = pm_runtime_resume_and_get(pmrt.dev);
 
-	if (ret < 0) {
-		pm_runtime_put_noidle(pmrt.dev);
+	if (ret < 0)
 		return ret;
-	}
 	mutex_lock(&pmrt_lock);
 	v = pmrt.saved;
 	mutex_unlock(&pmrt_lock);

@@ -349,6 +349,7 @@ impl<'a> Walker<'a> {
             (true, _, _) => Replacement::Blank,
             (false, Dir::Acquire, Some(Success::Zero)) => Replacement::Literal("0"),
             (false, Dir::Acquire, Some(Success::Nonzero)) => Replacement::Literal("1"),
+            (false, Dir::Acquire, Some(Success::NonNegative)) => Replacement::Literal("0"),
             _ => return Err("used as a value, and no success value replaces it".into()),
         };
         if guard && k.scope.is_none() {
