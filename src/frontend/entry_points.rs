@@ -259,14 +259,12 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         callees: Vec::new(),
         walked: HashSet::new(),
         loop_depth: 0,
-        current: None,
         called_in_loop: HashSet::new(),
         calls: HashMap::new(),
         unresolved: Vec::new(),
         sites: Vec::new(),
         called: Default::default(),
         function: None,
-        loops: 0,
     };
     // Exported functions: `EXPORT_SYMBOL(f)` leaves a static variable
     // holding `&f` followed by a file-scope `asm` (libclang's
@@ -340,8 +338,6 @@ struct Walk<'m, 't> {
     walked: HashSet<Cursor<'t>>,
     /// How many loops enclose the code being walked, in its function.
     loop_depth: u32,
-    /// The function being walked.
-    current: Option<String>,
     /// Functions called from inside a loop, by name.
     called_in_loop: HashSet<String>,
     /// Every call: caller to callees, by name.
@@ -354,11 +350,14 @@ struct Walk<'m, 't> {
     called: std::collections::BTreeSet<String>,
     /// The function whose body is being walked, and whether it has a goto.
     function: Option<(String, bool)>,
-    /// Loops around the code being walked, in the current body.
-    loops: u32,
 }
 
 impl<'t> Walk<'_, 't> {
+    /// The function whose body is being walked.
+    fn current(&self) -> Option<String> {
+        self.function.as_ref().map(|(f, _)| f.clone())
+    }
+
     /// Visits `c` and its descendants; `holder` is the innermost variable
     /// being declared.
     fn visit(&mut self, c: Cursor<'t>, holder: Option<&str>) {
@@ -374,23 +373,18 @@ impl<'t> Walk<'_, 't> {
         let holder = own_holder.as_deref().or(holder);
         // A loop body may run several times; a function starts outside
         // any loop.
-        let saved = (self.loop_depth, self.current.clone(), self.function.clone(), self.loops);
+        let saved = (self.loop_depth, self.function.clone());
         match c.kind() {
             // `do { ... } while (0)`, the body of most statement macros
             // (`INIT_WORK`), runs once.
             CursorKind::DoStmt if c.children().last().and_then(|cond| cond.evaluate()) == Some(EvalValue::Int(0)) => {}
-            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => {
-                self.loop_depth += 1;
-                self.loops += 1;
-            }
+            CursorKind::ForStmt | CursorKind::WhileStmt | CursorKind::DoStmt => self.loop_depth += 1,
             CursorKind::FunctionDecl if c.is_definition() => {
                 self.loop_depth = 0;
-                self.current = Some(c.spelling());
                 let mut gotos = Vec::new();
                 collect_kind(c, CursorKind::GotoStmt, &mut gotos);
                 collect_kind(c, CursorKind::IndirectGotoStmt, &mut gotos);
                 self.function = Some((c.spelling(), !gotos.is_empty()));
-                self.loops = 0;
             }
             _ => {}
         }
@@ -398,7 +392,7 @@ impl<'t> Walk<'_, 't> {
             self.visit(child, holder);
             true
         });
-        (self.loop_depth, self.current, self.function, self.loops) = saved;
+        (self.loop_depth, self.function) = saved;
     }
 
     fn span(&self, c: Cursor<'_>) -> Span {
@@ -469,7 +463,7 @@ impl<'t> Walk<'_, 't> {
                 for function in functions {
                     let via = Via::Field { record: record_name.clone(), field: field_name.clone() };
                     let origin = Origin { kind, via, holder: holder.map(String::from), span: span.clone(), repeated: self.loop_depth > 0 };
-                    self.found.push(Found { function, origin, enclosing: self.current.clone() });
+                    self.found.push(Found { function, origin, enclosing: self.current() });
                 }
             }
             None => {
@@ -503,8 +497,8 @@ impl<'t> Walk<'_, 't> {
         if self.loop_depth > 0 {
             self.called_in_loop.insert(name.clone());
         }
-        if let Some(caller) = &self.current {
-            self.calls.entry(caller.clone()).or_default().insert(name.clone());
+        if let Some(caller) = self.current() {
+            self.calls.entry(caller).or_default().insert(name.clone());
         }
         let Some(registration) = self.models.registrations.get(&name) else { return };
         let arguments = call.arguments();
@@ -520,13 +514,13 @@ impl<'t> Walk<'_, 't> {
                 self.sites.push(RegistrationSite {
                     function: function.spelling(),
                     registrar: self.function.as_ref().map(|(f, _)| f.clone()),
-                    repeated: self.loops > 0 || self.function.as_ref().is_none_or(|(_, goto)| *goto),
+                    repeated: self.loop_depth > 0 || self.function.as_ref().is_none_or(|(_, goto)| *goto),
                 });
             }
             for function in refs {
                 let via = Via::Call { function: name.clone(), written: written.clone() };
                 let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone(), repeated: self.loop_depth > 0 };
-                self.found.push(Found { function, origin, enclosing: self.current.clone() });
+                self.found.push(Found { function, origin, enclosing: self.current() });
             }
         }
     }
