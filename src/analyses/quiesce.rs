@@ -165,7 +165,15 @@ impl Cx<'_> {
             if !stops_self && by_e.as_ref().is_none_or(|set| set.iter().any(|y| e.contains(y))) {
                 return BTreeSet::new();
             }
-            let Some(closed) = self.liveness.close(&Some(s)) else { return BTreeSet::new() };
+            // What S may make live, closed over callbacks making others live
+            // but not through init and exit entry points: by the standing
+            // assumption above, they make nothing live again here (an
+            // unknown call may make a probe live, and the probe requests
+            // everything again).
+            let roles = self.roles;
+            let Some(closed) = self.liveness.close_unless(&Some(s), &|x| matches!(roles[x], Role::Init | Role::Exit)) else {
+                return BTreeSet::new();
+            };
             let next: BTreeSet<usize> = e.iter().copied().filter(|t| !closed.contains(t)).collect();
             if next == e {
                 return e;

@@ -186,6 +186,9 @@ pub struct DriverEntryPoints {
     /// with a goto). Not printed; `racewatch svcomp` uses it to find the
     /// threads that are started once.
     pub registration_sites: Vec<RegistrationSite>,
+    /// The entry points only their registrations can make live
+    /// ([`super::sealed`]): an unknown call does not start them.
+    pub sealed: std::collections::BTreeSet<String>,
     /// Functions of the file called directly (by name) anywhere.
     pub called_directly: std::collections::BTreeSet<String>,
 }
@@ -308,7 +311,9 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         }
         frontier = std::mem::take(&mut walk.callees);
     }
-    walk.finish()
+    let mut found = walk.finish();
+    found.sealed = super::sealed::sealed(tu, models, &found.entry_points);
+    found
 }
 
 /// A registration found, before entry points are grouped by function.
@@ -621,6 +626,7 @@ impl<'t> Walk<'_, 't> {
             unresolved_registrations: std::mem::take(&mut self.unresolved),
             registration_sites: std::mem::take(&mut self.sites),
             called_directly: std::mem::take(&mut self.called),
+            sealed: Default::default(),
         }
     }
 }

@@ -21,3 +21,4 @@ pub mod input;
 pub mod kbuild;
 pub mod lower;
 pub mod parse;
+pub mod sealed;

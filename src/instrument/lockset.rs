@@ -284,11 +284,18 @@ impl Liveness {
     /// `set` closed under "a live entry point makes what its body makes
     /// live".
     pub(crate) fn close(&self, set: &LiveSet) -> LiveSet {
+        self.close_unless(set, &|_| false)
+    }
+
+    /// `set` closed under "a live entry point makes what its body makes
+    /// live", except for the entry points `stop` names, which are live but
+    /// whose bodies are not followed.
+    pub(crate) fn close_unless(&self, set: &LiveSet, stop: &dyn Fn(usize) -> bool) -> LiveSet {
         let mut out = set.clone();
         let mut todo: Vec<usize> = set.iter().flatten().copied().collect();
         let mut done = BTreeSet::new();
         while let Some(e) = todo.pop() {
-            if !done.insert(e) {
+            if !done.insert(e) || stop(e) {
                 continue;
             }
             let reach = &self.per_entry[e];

@@ -324,6 +324,12 @@ impl KernelModels {
         Ok(models)
     }
 
+    /// Whether some model describes what a call of `name` does with its
+    /// arguments: a call model, a quiescing model or a registration.
+    pub fn describes_call(&self, name: &str) -> bool {
+        self.has_call_model(name) || self.quiesces.contains_key(name) || self.registrations.contains_key(name)
+    }
+
     /// Whether calls of `name` are lowered by a model (function, lock,
     /// interrupt or liveness model) rather than as unknown calls.
     fn has_call_model(&self, name: &str) -> bool {

@@ -185,15 +185,31 @@ impl Exec<'_> {
                 // callbacks may start right here.
                 self.switch(who, st, reach, span.as_ref(), function);
             }
-            Command::Quiesce { effective, span, .. } => {
-                // The call waits for the other thread if it quiesces it: a
-                // yield, then (settle_waits) the other thread has finished.
+            Command::Quiesce { targets, span, .. } => {
+                // Every quiescing call waits for the run in progress of the
+                // callbacks its model names (free_irq's synchronize_irq,
+                // timer_delete_sync, cancel_work_sync, flush_work,
+                // tasklet_kill: kernel-models/entry-points/quiescing.xml), and
+                // the callback runs again only once something makes it live
+                // again. Here only modelled registrations make a callback
+                // live, so the call clears the callback's liveness: the other
+                // thread has finished (settle_waits), or starts later, after
+                // a registration made it live again. The lockset phase's
+                // `effective` set also allows for unknown calls making it live
+                // again; a witness never rests on those.
+                let zero = self.t.int(0);
+                for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())] {
+                    if thread != who && targets.contains(&name) {
+                        let address = self.t.int(super::exec::live_address(thread));
+                        self.write(who, Cell::Live, address, zero, st, reach);
+                    }
+                }
                 let other = match who {
                     Who::T1 => Some(&self.pair_names[1]),
                     Who::T2 => Some(&self.pair_names[0]),
                     Who::Init => None,
                 };
-                if other.is_some_and(|o| effective.contains(o)) {
+                if other.is_some_and(|o| targets.contains(o)) {
                     self.switch(who, st, reach, span.as_ref(), function);
                     let active = self.active(who, reach, st);
                     self.waits.push((who, st.round.clone(), active));

@@ -214,8 +214,12 @@ pub struct Exec<'a> {
     pub(super) live_closure: std::sync::Arc<super::liveness::LiveClosure>,
     /// Each thread's round and whether it finished, at its end.
     pub(super) ends: HashMap<Who, (Round, TermId)>,
-    /// The quiesce commands that wait for the other thread: who, its round
-    /// after the yield before the wait, and whether it is active there.
+    /// Each thread's round once its start yield is past (when it starts),
+    /// for the threads that wait for their entry point to be live.
+    pub(super) starts: HashMap<Who, Round>,
+    /// The quiesce commands that name the other thread's entry point: who,
+    /// its round after the yield before the wait, and whether it is active
+    /// there.
     pub(super) waits: Vec<(Who, Round, TermId)>,
 }
 
@@ -283,6 +287,7 @@ impl<'a> Exec<'a> {
             pair_names: [String::new(), String::new()],
             live_closure: Default::default(),
             ends: HashMap::new(),
+            starts: HashMap::new(),
             waits: Vec::new(),
         }
     }
@@ -323,8 +328,17 @@ impl<'a> Exec<'a> {
                 Who::Init => continue,
             };
             let Some((end, finished)) = self.ends.get(&other).cloned() else { continue };
+            // T1's round r runs before T2's round r, which runs before T1's
+            // round r + 1.
             let before = if who == Who::T1 { end.lt(&mut self.t, &round) } else { end.le(&mut self.t, &round) };
-            let ok = self.t.and(&[finished, before]);
+            let mut ok = self.t.and(&[finished, before]);
+            // A thread that waits for its entry point to be live may also
+            // start after the call: the call cleared its liveness, so a
+            // later registration must have made it live again.
+            if let Some(start) = self.starts.get(&other).cloned() {
+                let after = if who == Who::T1 { round.le(&mut self.t, &start) } else { round.lt(&mut self.t, &start) };
+                ok = self.t.or(&[ok, after]);
+            }
             let c = self.t.implies(active, ok);
             self.constraints.push(c);
         }
@@ -372,6 +386,7 @@ impl<'a> Exec<'a> {
             self.switch(who, &mut st, reach, None, &name);
         }
         if require_live {
+            self.starts.insert(who, st.round.clone());
             let address = self.t.int(live_address(who));
             let live = self.read(who, Cell::Live, address, &st, reach);
             let one = self.t.int(1);

@@ -275,6 +275,8 @@ struct Interp<'p, 'o, 'a, 'c> {
     /// have finished, for the waits of `quiesce` commands.
     names: HashMap<Who, String>,
     finished: Vec<Who>,
+    /// The threads past their start (their entry point running or done).
+    started: Vec<Who>,
 }
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
@@ -315,6 +317,7 @@ pub fn replay(
             })
             .collect(),
         finished: Vec::new(),
+        started: Vec::new(),
     };
     match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
@@ -425,6 +428,7 @@ impl Interp<'_, '_, '_, '_> {
                 if start.require_live && !self.live.contains(&start.who) {
                     return reject(format!("{} starts before init made the callbacks live", start_name(self.program, &start)));
                 }
+                self.started.push(th.who);
                 th.stage += 1;
                 th.used = 0;
                 th.yielded = false;
@@ -640,15 +644,25 @@ impl Interp<'_, '_, '_, '_> {
                     o.2 = true;
                 }
             }
-            Command::Quiesce { function, effective, .. } => {
-                // A call that quiesces the other thread returns only once
-                // that thread has finished.
+            Command::Quiesce { function, targets, .. } => {
+                // A call that names a thread's entry point clears its
+                // liveness, and returns only once that thread has finished
+                // or while it has not started (then a later registration
+                // must make it live before it starts).
+                // (Once: a command suspended at its yield is entered again.)
+                if !th.frames[depth].yielded {
+                    for start in &self.trace.threads {
+                        if start.who != th.who && start.require_live && targets.contains(&start_name(self.program, start)) {
+                            self.live.remove(&start.who);
+                        }
+                    }
+                }
                 let other = match th.who {
                     Who::T1 => Some(Who::T2),
                     Who::T2 => Some(Who::T1),
                     Who::Init => None,
                 };
-                let waited = other.and_then(|o| self.names.get(&o).filter(|n| effective.contains(n)).map(|n| (o, n.clone())));
+                let waited = other.and_then(|o| self.names.get(&o).filter(|n| targets.contains(n)).map(|n| (o, n.clone())));
                 if let Some((o, name)) = waited {
                     if !th.frames[depth].yielded {
                         th.frames[depth].yielded = true;
@@ -658,7 +672,8 @@ impl Interp<'_, '_, '_, '_> {
                             return Ok(true);
                         }
                     }
-                    if !self.finished.contains(&o) {
+                    let may_start_later = self.trace.threads.iter().any(|s| s.who == o && s.require_live);
+                    if !self.finished.contains(&o) && (self.started.contains(&o) || !may_start_later) {
                         return reject(format!("{function} returns while {name}, which it waits for, has not finished"));
                     }
                 }
@@ -826,6 +841,24 @@ impl Interp<'_, '_, '_, '_> {
                 (v, t)
             })
             .collect();
+        // An uninterpreted function of values (a drvdata getter, which
+        // the lowering makes a function of the device) is a value no
+        // thread computed: like initial memory, it cannot point into an
+        // object the pair created and has not published.
+        let mut applied = Vec::new();
+        e.walk(&mut |sub| {
+            if let crate::ir::Expr::Apply(_, args) = sub {
+                if !args.is_empty() && matches!(sub.sort_of(program), Ok(Sort::Int)) {
+                    applied.push(sub.clone());
+                }
+            }
+        });
+        for sub in &applied {
+            let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], sub);
+            if let Some(v) = self.oracle.int(t) {
+                self.not_into_pair_object(v, "an uninterpreted function's value (a drvdata getter)")?;
+            }
+        }
         let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);
         match e.sort_of(program) {
             Ok(Sort::Bool) => self.oracle.bool(t).map(i128::from).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),

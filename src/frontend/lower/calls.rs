@@ -176,9 +176,21 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // it registers nothing.
         if !self.b.is_terminated() && !self.s.models.makes_nothing_live.contains_key(name) {
             let span = Some(self.span(c));
-            self.b.push(Command::MakeLive { function: name.to_string(), targets: None, assumed: true, span });
+            let targets = self.assumed_targets();
+            self.b.push(Command::MakeLive { function: name.to_string(), targets, assumed: true, span });
         }
         value
+    }
+
+    /// What a call no model describes may make live: every callback but
+    /// the sealed ones, which only a call given their address can start
+    /// ([`crate::frontend::sealed`]; such a call exposes them); `None`:
+    /// every callback.
+    fn assumed_targets(&self) -> Option<Vec<String>> {
+        if self.s.sealed.is_empty() {
+            return None;
+        }
+        Some(self.s.entry_kinds.iter().map(|(f, _)| f).filter(|f| !self.s.sealed.contains(*f)).cloned().collect())
     }
 
     /// A call to a function with neither body nor model: its arguments are
@@ -240,7 +252,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
             self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
             let span = Some(self.span(c));
-            self.b.push(Command::MakeLive { function: what, targets: None, assumed: true, span });
+            let targets = self.assumed_targets();
+            self.b.push(Command::MakeLive { function: what, targets, assumed: true, span });
             return Expr::var(self.havoc());
         }
         self.s.stats.indirect_calls_resolved += 1;

@@ -52,6 +52,9 @@ pub struct Shared<'m> {
     /// Every entry point's function with the kinds of all its
     /// registrations (for the callbacks a registration makes live).
     pub entry_kinds: Vec<(String, Vec<crate::models::EntryKind>)>,
+    /// The entry points an unknown call cannot make live
+    /// ([`crate::frontend::sealed`]).
+    pub sealed: std::collections::BTreeSet<String>,
     /// Every entry point's function with the structure of each of its
     /// registrations (`None`: not a structure field), for `quiesces`.
     pub entry_records: Vec<(String, Vec<super::quiesce::OriginInfo>)>,
@@ -79,6 +82,7 @@ impl<'m> Shared<'m> {
             pending: Vec::new(),
             bit_locks: super::bitlocks::BitLockLog::default(),
             entry_kinds: Vec::new(),
+            sealed: Default::default(),
             entry_records: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),

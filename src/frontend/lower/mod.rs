@@ -115,6 +115,7 @@ pub fn lower_from<'t>(
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     shared.entry_records = quiesce::entry_records(&entry_points.entry_points);
+    shared.sealed = entry_points.sealed.clone();
     if let Some(main_id) = main_id {
         shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
     }

@@ -151,6 +151,9 @@ impl Writer<'_> {
             Command::InterruptControl { op, .. } => write!(out, "control {}", op.as_str())?,
             Command::MakeLive { function, targets: None, assumed: true, .. } => write!(out, "live assumed {function:?}")?,
             Command::MakeLive { function, targets: None, .. } => write!(out, "live {function:?}")?,
+            Command::MakeLive { function, targets: Some(targets), assumed: true, .. } => {
+                write!(out, "live assumed {function:?} {{{}}}", targets.join(", "))?
+            }
             Command::MakeLive { function, targets: Some(targets), .. } => write!(out, "live {function:?} {{{}}}", targets.join(", "))?,
             Command::Quiesce { function, targets, effective, .. } => {
                 write!(out, "quiesce {function:?} {{{}}} {{{}}}", targets.join(", "), effective.join(", "))?
