@@ -40,6 +40,7 @@
 
 use crate::frontend::entry_points::{DriverEntryPoints, EntryPoint, Origin, Via};
 use crate::models::{KernelModels, Relation, Selector, SerialisationRule};
+use std::collections::HashSet;
 
 /// Two entry points that may run at the same time, as indexes into
 /// [`DriverEntryPoints::entry_points`]; `first <= second`.
@@ -123,6 +124,36 @@ fn registrations(entry: &EntryPoint) -> usize {
 
 /// Whether every origin of `entry` matches some selector of `set` (an empty
 /// set matches nothing).
+/// The kernel pseudo locks (`holds-lock` rules) an entry point runs
+/// holding; `used` says whether the driver calls a function (for the
+/// rules' `unless-called`).
+pub fn held_pseudo_locks(entry: &EntryPoint, models: &KernelModels, used: &dyn Fn(&String) -> bool) -> Vec<String> {
+    models
+        .serialisation
+        .iter()
+        .filter(|r| r.holds_lock.is_some() && matches_set(entry, &r.selected))
+        .filter(|r| !r.unless_called.iter().any(used))
+        .filter_map(|r| r.holds_lock.clone())
+        .collect()
+}
+
+/// The pairs of entry points (by function name, both orders) that may run
+/// at the same time: kept by the serialisation rules and not both holding
+/// one pseudo lock.
+pub fn concurrent_names(driver: &DriverEntryPoints, models: &KernelModels, used: &dyn Fn(&String) -> bool) -> HashSet<(String, String)> {
+    let held: Vec<Vec<String>> = driver.entry_points.iter().map(|e| held_pseudo_locks(e, models, used)).collect();
+    let mut out = HashSet::new();
+    for p in candidate_pairs(driver, models) {
+        if held[p.first].iter().any(|l| held[p.second].contains(l)) {
+            continue;
+        }
+        let (a, b) = (driver.entry_points[p.first].function.clone(), driver.entry_points[p.second].function.clone());
+        out.insert((b.clone(), a.clone()));
+        out.insert((a, b));
+    }
+    out
+}
+
 pub fn matches_set(entry: &EntryPoint, set: &[Selector]) -> bool {
     !set.is_empty() && entry.origins.iter().all(|o| set.iter().any(|s| matches_origin(s, o)))
 }
@@ -159,7 +190,7 @@ mod tests {
     use std::sync::Arc;
 
     fn origin(kind: EntryKind, via: Via) -> Origin {
-        Origin { kind, via, holder: None, span: Span { file: Arc::from(Path::new("t.c")), line: 1, column: 1 }, repeated: false }
+        Origin { kind, via, holder: None, object: None, span: Span { file: Arc::from(Path::new("t.c")), line: 1, column: 1 }, repeated: false }
     }
 
     fn field(kind: EntryKind, record: &str, field: &str) -> Origin {

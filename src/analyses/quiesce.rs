@@ -47,9 +47,21 @@ use std::collections::{BTreeSet, HashMap};
 /// procedure surely leaves quiesced when it returns; absent: none.
 pub type Quiesced = HashMap<ProcId, BTreeSet<usize>>;
 
-/// Fills the `effective` set of every `quiesce` command of `program`.
+/// Which entry points (indices in the program's entry point order) may
+/// run at the same time as one another: `concurrent(a, b)`.
+pub type Concurrent<'c> = &'c dyn Fn(usize, usize) -> bool;
+
+/// Fills the `effective` set of every `quiesce` command of `program`,
+/// taking every two entry points to be able to run at the same time.
 pub fn resolve(program: &mut Program) {
-    let (_, effective) = analyse(program);
+    resolve_with(program, &|_, _| true);
+}
+
+/// Fills the `effective` set of every `quiesce` command of `program`; only
+/// entry points that `concurrent` says may run beside one that reaches the
+/// command can make a target live again while it runs.
+pub fn resolve_with(program: &mut Program, concurrent: Concurrent<'_>) {
+    let (_, effective) = analyse(program, concurrent);
     for (p, b, i, names) in effective {
         if let Command::Quiesce { effective, .. } = &mut program.procedures[p].blocks[b].commands[i] {
             *effective = names;
@@ -59,12 +71,12 @@ pub fn resolve(program: &mut Program) {
 
 /// What each procedure surely leaves quiesced when it returns.
 pub fn summaries(program: &Program) -> Quiesced {
-    analyse(program).0
+    analyse(program, &|_, _| true).0
 }
 
 /// The summaries, and the effective set of every quiesce command.
 #[allow(clippy::type_complexity)]
-fn analyse(program: &Program) -> (Quiesced, Vec<(ProcId, BlockId, usize, Vec<String>)>) {
+fn analyse(program: &Program, concurrent: Concurrent<'_>) -> (Quiesced, Vec<(ProcId, BlockId, usize, Vec<String>)>) {
     let with: BTreeSet<ProcId> = program
         .procedures
         .iter()
@@ -92,7 +104,18 @@ fn analyse(program: &Program) -> (Quiesced, Vec<(ProcId, BlockId, usize, Vec<Str
             break;
         }
     }
-    let mut cx = Cx { liveness: &liveness, roles: &roles, live_within: HashMap::new(), summaries: Quiesced::new() };
+    // Per procedure that reaches a quiesce command, the entry points that
+    // may run beside some entry point whose body runs it.
+    let reach: Vec<BTreeSet<ProcId>> = program.entry_points.values().map(|e| program.reachable(e.procedure).into_iter().collect()).collect();
+    let beside: HashMap<ProcId, BTreeSet<usize>> = relevant
+        .iter()
+        .map(|&p| {
+            let callers: Vec<usize> = (0..reach.len()).filter(|&c| reach[c].contains(&p)).collect();
+            let set = (0..reach.len()).filter(|&x| callers.iter().any(|&c| concurrent(c, x))).collect();
+            (p, set)
+        })
+        .collect();
+    let mut cx = Cx { liveness: &liveness, roles: &roles, live_within: HashMap::new(), summaries: Quiesced::new(), beside, current: None };
     // Summaries grow from empty sets to a fixpoint (bounded: each round
     // that changes something adds an entry point to a summary).
     for _ in 0..=roles.len() * relevant.len() {
@@ -123,6 +146,10 @@ struct Cx<'a> {
     roles: &'a [Role],
     live_within: HashMap<ProcId, LiveSet>,
     summaries: Quiesced,
+    /// Per procedure, the entry points that may run beside its callers.
+    beside: HashMap<ProcId, BTreeSet<usize>>,
+    /// The procedure being analysed.
+    current: Option<ProcId>,
 }
 
 /// The effective set of each quiesce command, by block and position.
@@ -151,8 +178,14 @@ impl Cx<'_> {
             if e.is_empty() {
                 return e;
             }
+            // Only what may run beside the caller can re-arm a target while
+            // the caller runs (an `ndo_open` that requests the interrupt
+            // again cannot run while RTNL keeps the `ndo_stop` that freed it
+            // going).
+            let beside = self.current.and_then(|p| self.beside.get(&p));
             let mut s: BTreeSet<usize> = (0..self.roles.len())
                 .filter(|x| !e.contains(x) && !q.contains(x) && !matches!(self.roles[*x], Role::Init | Role::Exit))
+                .filter(|x| beside.is_none_or(|b| b.contains(x)))
                 .collect();
             let mut by_e: LiveSet = Some(BTreeSet::new());
             for &x in &e {
@@ -166,12 +199,14 @@ impl Cx<'_> {
                 return BTreeSet::new();
             }
             // What S may make live, closed over callbacks making others live
-            // but not through init and exit entry points: by the standing
-            // assumption above, they make nothing live again here (an
+            // but not through init and exit entry points (by the standing
+            // assumption above, they make nothing live again here: an
             // unknown call may make a probe live, and the probe requests
-            // everything again).
+            // everything again), nor through entry points that cannot run
+            // beside the caller (made live, they still wait for it).
             let roles = self.roles;
-            let Some(closed) = self.liveness.close_unless(&Some(s), &|x| matches!(roles[x], Role::Init | Role::Exit)) else {
+            let stop = |x: usize| matches!(roles[x], Role::Init | Role::Exit) || beside.is_some_and(|b| !b.contains(&x));
+            let Some(closed) = self.liveness.close_unless(&Some(s), &stop) else {
                 return BTreeSet::new();
             };
             let next: BTreeSet<usize> = e.iter().copied().filter(|t| !closed.contains(t)).collect();
@@ -185,6 +220,7 @@ impl Cx<'_> {
     /// The must-analysis of one procedure: the set surely quiesced at its
     /// returns, and each quiesce command's effective set.
     fn procedure(&mut self, program: &Program, p: ProcId) -> (BTreeSet<usize>, Effective) {
+        self.current = Some(p);
         let procedure = &program.procedures[p];
         let mut at: HashMap<BlockId, BTreeSet<usize>> = HashMap::new();
         at.insert(procedure.entry, BTreeSet::new());

@@ -290,14 +290,7 @@ pub fn pairs_and_held_in(
         .values()
         .map(|e| {
             let Some(ep) = entry_points.entry_points.iter().find(|x| x.function == e.name) else { return Vec::new() };
-            session
-                .models
-                .serialisation
-                .iter()
-                .filter(|r| r.holds_lock.is_some() && crate::analyses::pairs::matches_set(ep, &r.selected))
-                .filter(|r| !r.unless_called.iter().any(used))
-                .filter_map(|r| r.holds_lock.clone())
-                .collect()
+            crate::analyses::pairs::held_pseudo_locks(ep, &session.models, &used)
         })
         .collect();
     (pairs, held)

@@ -108,6 +108,11 @@ pub struct Origin {
     /// The variable holding the structure, when there is one
     /// (`nvram_misc_fops`).
     pub holder: Option<String>,
+    /// The object the registration binds the function to, as the field of
+    /// the structure that holds it (`nfcsim.send_work` for
+    /// `INIT_DELAYED_WORK(&dev->send_work, f)`), when the registration
+    /// names it that way ([`object_key`]).
+    pub object: Option<String>,
     /// Where the registration is written.
     pub span: Span,
     /// Whether the registration may run several times, for several kernel
@@ -296,7 +301,7 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
     });
     if let Some(m) = models.export_markers.first() {
         for (function, span) in exported {
-            let origin = Origin { kind: m.kind, via: Via::ModuleHook { shown_as: m.shown_as.clone() }, holder: None, span, repeated: false };
+            let origin = Origin { kind: m.kind, via: Via::ModuleHook { shown_as: m.shown_as.clone() }, holder: None, object: None, span, repeated: false };
             if function.definition().is_some_and(|d| d.is_expanded_in(main_id)) {
                 walk.found.push(Found { function, origin, enclosing: None });
             }
@@ -431,7 +436,7 @@ impl<'t> Walk<'_, 't> {
                 }
             };
             if let Some(field) = field {
-                self.field_store(field, value, holder);
+                self.field_store(field, value, holder, None);
             }
         }
     }
@@ -444,13 +449,16 @@ impl<'t> Walk<'_, 't> {
             return;
         }
         if let Some(field) = lhs.referenced().filter(|f| f.kind() == CursorKind::FieldDecl) {
-            self.field_store(field, *rhs, None);
+            // `(&dev->send_work)->func = f`: the object is what the member
+            // is taken of.
+            let object = lhs.children().first().and_then(|base| object_key(*base));
+            self.field_store(field, *rhs, None, object);
         }
     }
 
     /// A value stored in a field: an entry point when the field is a
     /// function pointer of a modelled structure.
-    fn field_store(&mut self, field: Cursor<'t>, value: Cursor<'t>, holder: Option<&str>) {
+    fn field_store(&mut self, field: Cursor<'t>, value: Cursor<'t>, holder: Option<&str>, object: Option<String>) {
         if !field.ty().is_function_pointer() {
             return;
         }
@@ -467,7 +475,14 @@ impl<'t> Walk<'_, 't> {
                 let Some(kind) = model.kind_of(&field_name) else { return };
                 for function in functions {
                     let via = Via::Field { record: record_name.clone(), field: field_name.clone() };
-                    let origin = Origin { kind, via, holder: holder.map(String::from), span: span.clone(), repeated: self.loop_depth > 0 };
+                    let origin = Origin {
+                        kind,
+                        via,
+                        holder: holder.map(String::from),
+                        object: object.clone(),
+                        span: span.clone(),
+                        repeated: self.loop_depth > 0,
+                    };
                     self.found.push(Found { function, origin, enclosing: self.current() });
                 }
             }
@@ -509,6 +524,9 @@ impl<'t> Walk<'_, 't> {
         let arguments = call.arguments();
         let span = self.span(call);
         let written = self.identifier_at(call).unwrap_or_else(|| name.clone());
+        // `timer_setup(&dev->timer, f, 0)`: a first argument that is the
+        // address of a member names the object.
+        let object = arguments.first().filter(|a| is_address_of(**a)).and_then(|a| object_key(*a));
         for rule in &registration.arguments {
             let Some(argument) = arguments.get(rule.index) else { continue };
             let refs = function_refs(*argument);
@@ -524,7 +542,7 @@ impl<'t> Walk<'_, 't> {
             }
             for function in refs {
                 let via = Via::Call { function: name.clone(), written: written.clone() };
-                let origin = Origin { kind: rule.kind, via, holder: None, span: span.clone(), repeated: self.loop_depth > 0 };
+                let origin = Origin { kind: rule.kind, via, holder: None, object: object.clone(), span: span.clone(), repeated: self.loop_depth > 0 };
                 self.found.push(Found { function, origin, enclosing: self.current() });
             }
         }
@@ -533,7 +551,7 @@ impl<'t> Walk<'_, 't> {
     fn module_hook(&mut self, function: Cursor<'t>) {
         if let Some(entry) = self.models.program_entries.get(&function.spelling()) {
             let via = Via::ModuleHook { shown_as: entry.shown_as.clone() };
-            let origin = Origin { kind: entry.kind, via, holder: None, span: self.span(function), repeated: false };
+            let origin = Origin { kind: entry.kind, via, holder: None, object: None, span: self.span(function), repeated: false };
             self.found.push(Found { function, origin, enclosing: None });
         }
         let Some(hook) = self.models.module_hooks.get(&function.spelling()) else { return };
@@ -543,7 +561,7 @@ impl<'t> Walk<'_, 't> {
         for ret in returns {
             for f in function_refs(ret) {
                 let via = Via::ModuleHook { shown_as: hook.shown_as.clone() };
-                let origin = Origin { kind: hook.kind, via, holder: None, span: span.clone(), repeated: false };
+                let origin = Origin { kind: hook.kind, via, holder: None, object: None, span: span.clone(), repeated: false };
                 self.found.push(Found { function: f, origin, enclosing: None });
             }
         }
@@ -652,6 +670,37 @@ fn named_record<'t>(field: Cursor<'t>) -> Option<Cursor<'t>> {
         record = record.semantic_parent()?;
     }
     matches!(record.kind(), CursorKind::StructDecl | CursorKind::UnionDecl).then_some(record)
+}
+
+/// The object an expression denotes or points to, as the structure field
+/// that holds it: for `&dev->send_work`, `(&(&dev->w)->work)` or
+/// `&priv.timer`, the member taken directly of the base variable or
+/// pointer (`nfcsim.send_work`, `priv.w`, `priv_t.timer`, named by the
+/// innermost named record declaring it); `None` when no member is taken.
+/// Two expressions with the same key name the same object under the
+/// one-instance assumption (locks are identified the same way).
+pub(crate) fn object_key(c: Cursor<'_>) -> Option<String> {
+    let mut c = strip(c);
+    if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
+        c = strip(*c.children().last()?);
+    }
+    let mut innermost = None;
+    while c.kind() == CursorKind::MemberRefExpr {
+        let field = c.referenced().filter(|f| f.kind() == CursorKind::FieldDecl)?;
+        innermost = Some(format!("{}.{}", named_record(field)?.spelling(), field.spelling()));
+        let Some(base) = c.children().first().copied() else { break };
+        c = strip(base);
+        if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
+            c = strip(*c.children().last()?);
+        }
+    }
+    innermost
+}
+
+/// Whether an argument takes an address (`&x->f`).
+fn is_address_of(c: Cursor<'_>) -> bool {
+    let c = strip(c);
+    c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf
 }
 
 /// Skips parentheses, casts and implicit conversions.

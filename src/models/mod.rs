@@ -200,6 +200,9 @@ pub enum Makes {
     /// Every entry point with a registration of one of these kinds
     /// (`makes="kinds:timer"`, kinds separated by `,`).
     Kinds(Vec<EntryKind>),
+    /// Every entry point stored in one of these structure fields
+    /// (`makes="fields:dev_pm_ops.runtime_suspend,…"`).
+    Fields(Vec<String>),
 }
 
 /// A function that makes callbacks live.
@@ -215,13 +218,24 @@ fn makes(function: &str, text: Option<&str>) -> Result<Makes, String> {
     match text {
         None | Some("all") => Ok(Makes::All),
         Some("args") => Ok(Makes::Args),
-        Some(t) => match t.strip_prefix("kinds:") {
-            Some(list) => list
+        Some(t) => match (t.strip_prefix("kinds:"), t.strip_prefix("fields:")) {
+            (Some(list), _) => list
                 .split(',')
                 .map(|k| EntryKind::parse(k.trim()).ok_or_else(|| format!("makes-live `{function}`: unknown kind `{k}`")))
                 .collect::<Result<Vec<_>, _>>()
                 .map(Makes::Kinds),
-            None => Err(format!("makes-live `{function}`: `makes` must be all, args or kinds:K,K (got `{t}`)")),
+            (_, Some(list)) => list
+                .split(',')
+                .map(|f| {
+                    let f = f.trim();
+                    match f.split_once('.') {
+                        Some((r, x)) if !r.is_empty() && !x.is_empty() => Ok(f.to_string()),
+                        _ => Err(format!("makes-live `{function}`: `{f}` is not STRUCT.FIELD")),
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Makes::Fields),
+            _ => Err(format!("makes-live `{function}`: `makes` must be all, args, kinds:K,K or fields:S.F,S.F (got `{t}`)")),
         },
     }
 }

@@ -203,6 +203,9 @@ pub struct Exec<'a> {
     pub(super) stack: Vec<ProcId>,
     /// Where new objects go ([`super::separation`]).
     pub(super) bump: Bump,
+    /// Where the objects made before the pair's threads started end (set
+    /// when the first thread starts): the threads' arguments lie below.
+    pub(super) args_below: Option<i128>,
     /// The choices made, by site, for the witness replay.
     pub trace: Trace,
     /// The site being executed.
@@ -282,6 +285,7 @@ impl<'a> Exec<'a> {
             stamps: 0,
             stack: Vec::new(),
             bump: Bump::default(),
+            args_below: None,
             trace: Trace::default(),
             site: Site::Thread(Who::Init, 0),
             pair_names: [String::new(), String::new()],
@@ -403,8 +407,12 @@ impl<'a> Exec<'a> {
         let params = self.program.procedures[entry].params.clone();
         let args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
         // The kernel's arguments point to objects that existed before the
-        // pair: never into one the pair creates (super::separation).
-        let heap = self.t.int(super::separation::HEAP);
+        // pair's threads: never into one they create (super::separation).
+        let limit = match who {
+            Who::Init => super::separation::HEAP,
+            _ => *self.args_below.get_or_insert(self.bump.end()),
+        };
+        let heap = self.t.int(limit);
         for (p, &a) in params.iter().zip(&args) {
             if self.program.variables[*p].sort == Sort::Int {
                 let below = self.t.lt(a, heap);

@@ -26,8 +26,12 @@
 //!   so distinct globals never overlap; a global of unknown size gets no
 //!   fixed address (and so no separation);
 //! - the pointer arguments the kernel passes to the pair's entry points
-//!   point to objects that existed before the pair started, so they are
-//!   below `HEAP`: they never point into an object the pair allocates.
+//!   point to objects that existed before the pair's threads started:
+//!   below `HEAP`, or into an object init created when init ran alone
+//!   first (probe's private structure, handed to a callback through the
+//!   object it registered); never into an object one of the two threads
+//!   creates. The replay rejects an argument into an object of init's
+//!   that no registration of init's published.
 //!
 //! `HEAP` is 2^64, above every value of a C pointer, so no integer a
 //! driver computes from its arguments reaches it except through an
@@ -68,6 +72,11 @@ pub struct Bump {
 }
 
 impl Bump {
+    /// Where the objects made so far end: every object below lies there.
+    pub fn end(&self) -> i128 {
+        HEAP + self.next * STRIDE
+    }
+
     /// The address of the next new object.
     pub fn next(&mut self) -> i128 {
         let a = HEAP + self.next * STRIDE;

@@ -218,6 +218,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 }
                 out
             }
+            Makes::Fields(fields) => super::quiesce::stored_in(self.s, fields),
             Makes::Kinds(kinds) => {
                 self.s.entry_kinds.iter().filter(|(_, ks)| ks.iter().any(|k| kinds.contains(k))).map(|(f, _)| f.clone()).collect()
             }

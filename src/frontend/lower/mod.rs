@@ -160,7 +160,13 @@ pub fn lower_from<'t>(
     let regions = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
     let private = mark_private(&mut program, &privacy, models, entry_points);
-    crate::analyses::quiesce::resolve(&mut program);
+    // Which entry points may run at the same time (the pairs of the
+    // lockset phase: kept by the serialisation rules, not both holding
+    // one pseudo lock), for what can re-arm a quiesced callback.
+    let used = |f: &String| stats.external_functions.contains(f) || entry_points.externals.iter().any(|x| &x.function == f);
+    let together = crate::analyses::pairs::concurrent_names(entry_points, models, &used);
+    let names: Vec<String> = program.entry_points.values().map(|e| e.name.clone()).collect();
+    crate::analyses::quiesce::resolve_with(&mut program, &|a, b| together.contains(&(names[a].clone(), names[b].clone())));
     crate::ir::debug_validate(&program);
     Lowered { program, warnings, stats, regions, private }
 }

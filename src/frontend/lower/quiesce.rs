@@ -1,6 +1,10 @@
 //! The callbacks a quiescing call names (kernel-models/entry-points/
-//! quiescing.xml): for `kinds:K,K`, the entry point of each kind that has
-//! exactly one registration of that kind in the file (the call names one
+//! quiescing.xml): for `kinds:K,K`, the entry points of each kind bound
+//! to the object the call's first argument names (`&dev->recv_work`, the
+//! structure field holding the object, as in `INIT_WORK(&dev->recv_work,
+//! f)` or `timer_setup(&dev->timer, f, 0)`), else the entry point of each
+//! kind that has exactly one registration of that kind in the file (the
+//! call names one
 //! timer, work item, tasklet, NAPI context or line, which the lowering
 //! does not identify; with two registrations of a kind the call may name
 //! either, so it names neither); for `structs:S,S`, every entry point all
@@ -20,6 +24,19 @@ pub struct OriginInfo {
     kind: EntryKind,
     record: Option<String>,
     holder: Option<String>,
+    object: Option<String>,
+    /// `record.field` when the function is stored in a structure field.
+    field: Option<String>,
+}
+
+/// The entry points stored in one of `fields` (`record.field`).
+pub(super) fn stored_in(shared: &Shared<'_>, fields: &[String]) -> Vec<String> {
+    shared
+        .entry_records
+        .iter()
+        .filter(|(_, os)| os.iter().any(|o| o.field.as_ref().is_some_and(|f| fields.contains(f))))
+        .map(|(f, _)| f.clone())
+        .collect()
 }
 
 /// Each entry point's function with its registrations.
@@ -37,6 +54,11 @@ pub(super) fn entry_records(entries: &[EntryPoint]) -> Vec<(String, Vec<OriginIn
                         _ => None,
                     },
                     holder: o.holder.clone(),
+                    object: o.object.clone(),
+                    field: match &o.via {
+                        Via::Field { record, field } => Some(format!("{record}.{field}")),
+                        _ => None,
+                    },
                 })
                 .collect();
             (ep.function.clone(), records)
@@ -68,7 +90,23 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
     match quiesced {
         Quiesced::Kinds(kinds) => {
             let named = args.first().and_then(|a| global_address(*a));
+            let object = args.first().and_then(|a| crate::frontend::entry_points::object_key(*a));
             for kind in kinds {
+                // The registrations bound to the object the call names
+                // (`cancel_work_sync(&dev->recv_work)` and
+                // `INIT_WORK(&dev->recv_work, f)`).
+                if let Some(o) = &object {
+                    let bound: Vec<&String> = shared
+                        .entry_records
+                        .iter()
+                        .filter(|(_, os)| os.iter().any(|r| r.kind == *kind && r.object.as_deref() == Some(o.as_str())))
+                        .map(|(f, _)| f)
+                        .collect();
+                    if !bound.is_empty() {
+                        out.extend(bound.into_iter().cloned());
+                        continue;
+                    }
+                }
                 if let Some(v) = &named {
                     let held: Vec<&String> = shared
                         .entry_records
