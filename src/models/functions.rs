@@ -135,6 +135,13 @@ pub struct FunctionModel {
     pub returns: ReturnModel,
     /// What the function does to driver memory.
     pub reason: String,
+    /// `pointers="not-kept"`: the function keeps none of its pointer
+    /// arguments once it returns (no copy of one is stored anywhere, and
+    /// the result is one only when the model says `returns kind="arg"`), so
+    /// an address passed to it reaches memory only through the model's own
+    /// accesses. The lowering then keeps a field whose address is passed in
+    /// its own region (src/frontend/lower/regions.rs).
+    pub pointers_not_kept: bool,
 }
 
 impl FunctionModel {
@@ -152,6 +159,8 @@ pub(super) struct FunctionXml {
     name: String,
     #[serde(rename = "@reason")]
     reason: String,
+    #[serde(rename = "@pointers")]
+    pointers: Option<String>,
     #[serde(rename = "reads", default)]
     reads: Vec<EffectXml>,
     #[serde(rename = "writes", default)]
@@ -288,7 +297,12 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
             }
         }
     };
-    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, reason: f.reason })
+    let pointers_not_kept = match f.pointers.as_deref() {
+        None => false,
+        Some("not-kept") => true,
+        Some(other) => return Err(format!("{context}: pointers=\"{other}\" is not one of: not-kept")),
+    };
+    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, reason: f.reason, pointers_not_kept })
 }
 
 #[cfg(test)]

@@ -392,7 +392,19 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     fn modelled_call(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>]) -> Expr {
-        let values = self.evaluate_all(args);
+        // A model that keeps no pointer: the address of a field, global or
+        // string passed to it does not escape (src/frontend/lower/regions.rs).
+        let values: Vec<Expr> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let kept = !model.pointers_not_kept || model.returns == ReturnModel::Arg(i);
+                match (!kept).then(|| self.unescaped_argument(*a)).flatten() {
+                    Some(v) => v,
+                    None => self.value(*a),
+                }
+            })
+            .collect();
         let span = Some(self.span(c));
         self.s.stats.modelled_calls += 1;
         for effect in &model.reads {
@@ -540,6 +552,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 }
             }
         }
+        // An array of scalars decaying to a pointer to its first element:
+        // the array's own storage.
+        let array = super::place::see_through_decay(c);
+        if array != c && layout::pointee(array.ty()).is_some_and(|e| layout::shape(e) == Shape::Scalar) {
+            let array = super::expr::strip_parens(array);
+            match array.kind() {
+                CursorKind::MemberRefExpr | CursorKind::DeclRefExpr => return self.place_no_loads(array, address),
+                CursorKind::StringLiteral => return Place::Mem { key: super::regions::RegionKey::Global { name: "string literals".into() }, address },
+                _ => {}
+            }
+        }
         self.pointee_place(address, pointee)
     }
 
@@ -566,14 +589,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         match object.kind() {
             CursorKind::MemberRefExpr => match object.referenced() {
                 Some(field) if field.bit_field_width().is_none() => Place::Mem { key: super::place::field_key(field), address },
-                _ => self.pointee_place(address, object.ty()),
+                _ => self.pointee_place(address, layout::pointee(object.ty()).filter(|_| layout::shape(object.ty()) == Shape::Array).unwrap_or(object.ty())),
             },
             CursorKind::DeclRefExpr => match object.referenced() {
                 Some(decl) => match self.locals.get(&decl.usr()).cloned() {
                     Some(super::context::Storage::Memory { key, .. }) => Place::Mem { key, address },
                     Some(super::context::Storage::Shared { .. }) => self.pointee_place(address, object.ty()),
                     Some(super::context::Storage::Var(v)) => Place::Var(v),
-                    None => Place::Mem { key: super::regions::RegionKey::Global { name: decl.spelling() }, address },
+                    None => Place::Mem { key: super::regions::RegionKey::Global { name: super::place::global_name(decl) }, address },
                 },
                 None => self.pointee_place(address, object.ty()),
             },

@@ -66,6 +66,9 @@ pub struct Lowered {
     pub stats: LoweringStats,
     /// The final region of every region key met, for tests and reports.
     pub regions: BTreeMap<RegionKey, RegionId>,
+    /// Every merge that joined two region classes, with its reason and the
+    /// place that asked for it (`racewatch ivl --stats -v`).
+    pub merges: Vec<regions::MergeRecord>,
 }
 
 /// Which functions to start lowering from.
@@ -146,9 +149,9 @@ pub fn lower_from<'t>(
         }
     }
     let Shared { regions, warnings, stats, .. } = shared;
-    let regions = regions.finish(&mut program);
+    let (regions, merges) = regions.finish(&mut program);
     crate::ir::debug_validate(&program);
-    Lowered { program, warnings, stats, regions }
+    Lowered { program, warnings, stats, regions, merges }
 }
 
 /// The functions defined in the main file, by name.

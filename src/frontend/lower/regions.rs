@@ -136,6 +136,21 @@ pub struct RegionTable {
     parent: Vec<usize>,
     /// How many merges of each reason were requested.
     pub merges: BTreeMap<MergeReason, usize>,
+    /// Where the lowering is (`file:line in function`), for the merge log.
+    pub site: String,
+    /// Every merge that joined two classes: why, the two keys, and where.
+    pub log: Vec<MergeRecord>,
+}
+
+/// One merge that joined two classes, for `racewatch ivl --stats -v`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeRecord {
+    /// Why.
+    pub reason: MergeReason,
+    /// The two keys merged.
+    pub keys: (RegionKey, RegionKey),
+    /// Where the lowering was: `file:line in function`.
+    pub site: String,
 }
 
 impl RegionTable {
@@ -181,13 +196,14 @@ impl RegionTable {
         if ra != rb {
             self.parent[ra.max(rb)] = ra.min(rb);
             *self.merges.entry(reason).or_default() += 1;
+            self.log.push(MergeRecord { reason, keys: (self.keys[ia].clone(), self.keys[ib].clone()), site: self.site.clone() });
         }
     }
 
     /// Replaces the provisional regions with one region per class, and
     /// rewrites every access of the program to the class's region. Returns
     /// the final region of each key, for the tests and the statistics.
-    pub fn finish(mut self, program: &mut Program) -> BTreeMap<RegionKey, RegionId> {
+    pub fn finish(mut self, program: &mut Program) -> (BTreeMap<RegionKey, RegionId>, Vec<MergeRecord>) {
         let n = self.keys.len();
         let mut classes: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
         for i in 0..n {
@@ -220,6 +236,7 @@ impl RegionTable {
                 }
             }
         }
-        self.keys.iter().cloned().zip(final_of).collect()
+        let log = std::mem::take(&mut self.log);
+        (self.keys.iter().cloned().zip(final_of).collect(), log)
     }
 }
