@@ -677,14 +677,21 @@ fn strip_to_member(c: Cursor<'_>) -> Option<Cursor<'_>> {
     }
 }
 
-/// An argument through implicit and explicit casts to `void *`, so that a
-/// model sees the pointer's real type.
+/// An argument through implicit and explicit casts to `void *` and casts
+/// that only add qualifiers (`unsigned long *` to `volatile unsigned long
+/// *`), so that a model sees the pointer's real type.
 pub(super) fn see_through_void_casts(mut c: Cursor<'_>) -> Cursor<'_> {
     loop {
         let void_target = layout::pointee(c.ty()).is_some_and(|t| t.canonical().kind() == crate::frontend::clang::TypeKind::Void);
+        let same_pointee = |inner: &Cursor<'_>| {
+            layout::is_pointer(inner.ty()) && layout::pointee(inner.ty()).zip(layout::pointee(c.ty())).is_some_and(|(a, b)| layout::type_name(a) == layout::type_name(b))
+        };
+        let qualifying = matches!(c.kind(), CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr)
+            && layout::is_pointer(c.ty())
+            && c.children().last().is_some_and(|inner| same_pointee(inner));
         let next = match c.kind() {
             CursorKind::ParenExpr => c.children().first().copied(),
-            CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr if void_target => c.children().last().copied(),
+            CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr if void_target || qualifying => c.children().last().copied(),
             _ => None,
         };
         match next {
