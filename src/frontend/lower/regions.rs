@@ -32,6 +32,34 @@
 //!   merges with it;
 //! - bit-fields of one storage unit share a region keyed by the unit.
 //!
+//! # What does not merge
+//!
+//! An address that reaches no access at another type does not make storage
+//! overlap, so it merges nothing:
+//!
+//! - the address of a scalar field, a global or an array of scalars (or a
+//!   string literal) passed to a kernel function model marked
+//!   `pointers="not-kept"` (the bit, atomic, string and memory functions,
+//!   printing, `dma_alloc_coherent`'s handle): the function stores no copy,
+//!   and the model's accesses through the argument use the storage's own
+//!   region ([`FnLower::unescaped_argument`](super::context::FnLower)
+//!   checks that the two keys agree and merges as before when they do
+//!   not). The model's accesses stay inside the field: C forbids pointer
+//!   arithmetic past the array object, and 6.12's FORTIFY_SOURCE warns on
+//!   field-spanning memcpy/memset (include/linux/fortify-string.h);
+//! - an address that is only compared, as the kernel's `bitop()` macro
+//!   compares `(uintptr_t)(addr)` with NULL (include/linux/bitops.h);
+//! - a cast to a pointer that differs only in qualifiers (`unsigned long *`
+//!   to `volatile unsigned long *`), which is seen through.
+//!
+//! Anonymous members are named after their first named field (`struct
+//! net_device_stats.<anonymous union rx_packets>`), so two anonymous unions
+//! of one record are two regions.
+//!
+//! `racewatch ivl --stats` prints the largest merged regions with their
+//! member count; with `-v`, each merge that built them, its reason and the
+//! place (`file:line in function`) that asked for it.
+//!
 //! Pointer round trips through `void *` (`private_data`, `container_of`,
 //! `dev_get_drvdata`) are assumed type-correct: the object is accessed at
 //! the type it was stored with (docs/soundness.md).
