@@ -10,7 +10,8 @@
  * passed to a string function: those functions keep no pointer, so each
  * field stays its own region and the handler's atomic set_bit() never
  * meets write()'s plain __set_bit(). The real race: the ioctl clears a
- * mode and copies the label without taking dev->lock. The fixed twin,
+ * mode (against write() and against another ioctl) and copies the label
+ * without taking dev->lock. The fixed twin,
  * regmerge_fixed.c, takes the lock there.
  */
 #include <linux/module.h>
@@ -93,6 +94,8 @@ static long rwrm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 // @expect confirmed rwrm_write rwrm_ioctl "struct rwrm_dev.modes"
 // @expect race rwrm_write rwrm_ioctl "struct rwrm_dev.label"
 // @expect confirmed rwrm_write rwrm_ioctl "struct rwrm_dev.label"
+// @expect race rwrm_ioctl rwrm_ioctl "struct rwrm_dev.modes"
+// @expect confirmed rwrm_ioctl rwrm_ioctl "struct rwrm_dev.modes"
 
 static const struct file_operations rwrm_fops = {
 	.owner		= THIS_MODULE,
