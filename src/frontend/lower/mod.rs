@@ -70,6 +70,9 @@ pub struct Lowered {
     pub regions: BTreeMap<RegionKey, RegionId>,
     /// The accesses made `.private` (memory private to the running call).
     pub private: crate::analyses::private::PrivateReport,
+    /// Every merge that joined two region classes, with its reason and the
+    /// place that asked for it (`racewatch ivl --stats -v`).
+    pub merges: Vec<regions::MergeRecord>,
 }
 
 /// Which functions to start lowering from.
@@ -156,12 +159,12 @@ pub fn lower_from<'t>(
         }
     }
     let Shared { regions, mut warnings, mut stats, bit_locks, privacy, .. } = shared;
-    let regions = regions.finish(&mut program);
+    let (regions, merges) = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
     let private = mark_private(&mut program, &privacy, models, entry_points);
     crate::analyses::quiesce::resolve(&mut program);
     crate::ir::debug_validate(&program);
-    Lowered { program, warnings, stats, regions, private }
+    Lowered { program, warnings, stats, regions, private, merges }
 }
 
 /// Runs the per-call private memory analysis and marks its accesses
