@@ -754,3 +754,31 @@ void count(struct stats *s) { s->rx++; s->__tx = 0; }
     assert_eq!(l.region_of(&tx), "struct stats.<anonymous union tx>");
     assert!(!l.same_region(&rx, &tx));
 }
+
+/// `__func__` (a wrapper around the string literal of the function's name)
+/// passed to a printing function, which keeps none of its arguments, leaves
+/// string literals apart from `char (pointee)`; an array field passed to
+/// `strstr`, which hands back a pointer into it (`keeps="0"`), still merges
+/// with `char (pointee)`.
+#[test]
+fn function_name_apart_and_strstr_argument_kept() {
+    let l = lower(
+        "func-strstr",
+        r#"
+#include <linux/printk.h>
+#include <linux/string.h>
+struct foo { char name[16]; char tag[8]; };
+char *find(struct foo *p)
+{
+	pr_err("%s: %s\n", __func__, p->tag);
+	return strstr(p->name, "x");
+}
+"#,
+    );
+    assert!(!l.same_region(&global("string literals"), &pointee("char")), "{}", l.procedure("find"));
+    // The printing model reads no `%s` argument: the field's address is
+    // taken, and its storage merges with nothing.
+    let tag = field("struct foo", "tag");
+    assert!(!l.has_key(&tag) || l.region_of(&tag) == "struct foo.tag", "{:?}", l.keys());
+    assert!(l.same_region(&field("struct foo", "name"), &pointee("char")));
+}

@@ -702,7 +702,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // the array's own storage.
         let array = super::place::see_through_decay(c);
         if array != c && layout::pointee(array.ty()).is_some_and(|e| layout::shape(e) == Shape::Scalar) {
-            let array = super::expr::strip_parens(array);
+            let array = see_through_same_type(super::expr::strip_parens(array));
             match array.kind() {
                 CursorKind::MemberRefExpr | CursorKind::DeclRefExpr => return self.place_no_loads(array, address),
                 CursorKind::StringLiteral => return Place::Mem { key: super::regions::RegionKey::Global { name: "string literals".into() }, address },
@@ -821,6 +821,19 @@ fn strip_to_member(c: Cursor<'_>) -> Option<Cursor<'_>> {
             _ => return None,
         }
     }
+}
+
+/// An expression through the implicit conversions that keep its type, as
+/// [`place`](FnLower::place) sees through them: `__func__` is such a
+/// wrapper around the string literal of the function's name.
+fn see_through_same_type(mut c: Cursor<'_>) -> Cursor<'_> {
+    while c.kind() == CursorKind::UnexposedExpr {
+        match c.children().as_slice() {
+            [inner] if inner.kind() != CursorKind::TypeRef && inner.ty().canonical().spelling() == c.ty().canonical().spelling() => c = super::expr::strip_parens(*inner),
+            _ => break,
+        }
+    }
+    c
 }
 
 /// An argument through implicit and explicit casts to `void *` and casts
