@@ -649,3 +649,136 @@ int sum(struct foo v) { return v.a + v.b; }
     assert!(l.is_thread_private(&local("sum.v")));
     assert_eq!(l.loaded_regions("sum"), vec!["struct foo.a", "struct foo.b", "local sum.v"], "{}", l.procedure("sum"));
 }
+
+/// The address of a scalar field or a bitmap array field passed to a bit
+/// operation (a model that does not keep its bitmap argument, `keeps`) does
+/// not escape: the field keeps its own region, and the model's atomic
+/// accesses are in it.
+#[test]
+fn bit_operation_on_a_field_keeps_the_field_apart() {
+    let l = lower(
+        "bitops-field",
+        r#"
+#include <linux/bitops.h>
+#include <linux/types.h>
+struct foo { unsigned long flags; DECLARE_BITMAP(map, 70); unsigned long other; };
+void bits(struct foo *p, unsigned long *q)
+{
+	set_bit(1, &p->flags);
+	if (test_bit(3, p->map))
+		clear_bit(2, p->map);
+	*q = 0;
+	p->other = 1;
+}
+"#,
+    );
+    assert_eq!(l.region_of(&field("struct foo", "flags")), "struct foo.flags", "{}", l.procedure("bits"));
+    assert_eq!(l.region_of(&field("struct foo", "map")), "struct foo.map");
+    assert_eq!(l.region_of(&pointee("unsigned long")), "unsigned long (pointee)");
+    let stores = l.stored_regions("bits");
+    assert!(stores.contains(&"struct foo.flags".to_string()) && stores.contains(&"struct foo.map".to_string()), "{stores:?}");
+}
+
+/// `strscpy` of a string literal into an array field, and a DMA handle
+/// written through `&p->dma` by `dma_alloc_coherent`: both fields keep their
+/// regions, and string literals stay apart from `char (pointee)`.
+#[test]
+fn string_and_out_parameter_models_keep_fields_apart() {
+    let l = lower(
+        "strscpy-dma",
+        r#"
+#include <linux/string.h>
+#include <linux/dma-mapping.h>
+struct foo { char name[16]; dma_addr_t dma; void *buf; };
+void fill(struct foo *p, struct device *d, char *s)
+{
+	strscpy(p->name, "foo", sizeof(p->name));
+	p->buf = dma_alloc_coherent(d, 64, &p->dma, GFP_KERNEL);
+	s[0] = 0;
+}
+"#,
+    );
+    assert_eq!(l.region_of(&field("struct foo", "name")), "struct foo.name", "{}", l.procedure("fill"));
+    assert_eq!(l.region_of(&field("struct foo", "dma")), "struct foo.dma");
+    assert!(!l.same_region(&global("string literals"), &pointee("char")));
+    assert!(l.stored_regions("fill").contains(&"struct foo.name".to_string()));
+    assert!(l.stored_regions("fill").contains(&"struct foo.dma".to_string()));
+}
+
+/// What must still merge: a field address passed to a driver function
+/// (which accesses it at its pointee type), to a model that returns it
+/// (`memcpy` returns its destination), or cast to another pointer type.
+#[test]
+fn field_addresses_that_escape_still_merge() {
+    let l = lower(
+        "still-merge",
+        r#"
+#include <linux/string.h>
+#include <linux/types.h>
+struct foo { int a; int b; u32 c; u16 d; };
+static void bump(int *x) { (*x)++; }
+void f(struct foo *p, int v)
+{
+	bump(&p->a);
+	memcpy(&p->b, &v, sizeof(p->b));
+	memset((u8 *)&p->c, 0, 1);
+	p->d = 1;
+}
+"#,
+    );
+    assert!(l.same_region(&field("struct foo", "a"), &pointee("int")), "{}", l.procedure("f"));
+    assert!(l.same_region(&field("struct foo", "b"), &pointee("int")));
+    assert!(l.same_region(&field("struct foo", "c"), &pointee("unsigned int")));
+    assert_eq!(l.region_of(&field("struct foo", "d")), "struct foo.d");
+}
+
+/// Anonymous unions of one record are told apart by their first named
+/// field (as net_device_stats's counters are), and each still holds all
+/// its members.
+#[test]
+fn anonymous_unions_of_one_record_are_apart() {
+    let l = lower(
+        "anonymous-unions",
+        r#"
+#include <linux/types.h>
+struct stats {
+	union { unsigned long rx; long __rx; };
+	union { unsigned long tx; long __tx; };
+};
+void count(struct stats *s) { s->rx++; s->__tx = 0; }
+"#,
+    );
+    let rx = union("struct stats.<anonymous union rx>");
+    let tx = union("struct stats.<anonymous union tx>");
+    assert_eq!(l.region_of(&rx), "struct stats.<anonymous union rx>", "{:?}", l.keys());
+    assert_eq!(l.region_of(&tx), "struct stats.<anonymous union tx>");
+    assert!(!l.same_region(&rx, &tx));
+}
+
+/// `__func__` (a wrapper around the string literal of the function's name)
+/// passed to a printing function, which keeps none of its arguments, leaves
+/// string literals apart from `char (pointee)`; an array field passed to
+/// `strstr`, which hands back a pointer into it (`keeps="0"`), still merges
+/// with `char (pointee)`.
+#[test]
+fn function_name_apart_and_strstr_argument_kept() {
+    let l = lower(
+        "func-strstr",
+        r#"
+#include <linux/printk.h>
+#include <linux/string.h>
+struct foo { char name[16]; char tag[8]; };
+char *find(struct foo *p)
+{
+	pr_err("%s: %s\n", __func__, p->tag);
+	return strstr(p->name, "x");
+}
+"#,
+    );
+    assert!(!l.same_region(&global("string literals"), &pointee("char")), "{}", l.procedure("find"));
+    // The printing model reads no `%s` argument: the field's address is
+    // taken, and its storage merges with nothing.
+    let tag = field("struct foo", "tag");
+    assert!(!l.has_key(&tag) || l.region_of(&tag) == "struct foo.tag", "{:?}", l.keys());
+    assert!(l.same_region(&field("struct foo", "name"), &pointee("char")));
+}

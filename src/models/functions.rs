@@ -48,13 +48,18 @@
 //!   (`abort`, `pthread_exit`).
 //!
 //! **Escape.** `keeps="none"` or `keeps="0 2"`: the pointer arguments the
-//! function may keep after it returns (store where another thread can
-//! reach them, hand to another context); without the attribute every
-//! argument may be kept, the conservative default. `allocates="true"`: the
-//! result, when it is an address, is a new object that no one else can
+//! function may keep after it returns: a pointer derived from the argument
+//! outlives the call (stored in driver or kernel memory, written through
+//! another argument as `simple_strtoul`'s `endp`, returned as `strstr`'s
+//! result, handed to another context), other than the result of `returns
+//! kind="arg"`, which the lowering follows itself. Without the attribute
+//! every argument may be kept, the conservative default. `allocates="true"`:
+//! the result, when it is an address, is a new object that no one else can
 //! reach yet (implied by `fresh` and `null-or-fresh`; `allocates="false"`
 //! denies it, for `krealloc`, whose result may be the old block). Both feed
-//! the per-call private memory analysis (src/analyses/private.rs).
+//! the per-call private memory analysis (src/analyses/private.rs); an
+//! argument not kept also leaves the regions of the storage it points to
+//! apart (src/frontend/lower/regions.rs).
 //!
 //! **Values of atomics.** An `<atomic>` may also say what it stores and
 //! what the call returns (`op`, `returns` and operand attributes,
@@ -154,6 +159,13 @@ pub struct FunctionModel {
     /// Its result.
     pub returns: ReturnModel,
     /// The arguments it may keep after returning; `None`: every argument.
+    /// Keeping an argument means that a pointer derived from it outlives
+    /// the call anywhere but in the result of `returns kind="arg"`: stored
+    /// in driver or kernel memory, written through another argument,
+    /// returned, or handed to another context. An argument not kept
+    /// reaches memory only through the model's own accesses, which both
+    /// the escape analysis (src/analyses/private.rs) and the regions
+    /// (src/frontend/lower/regions.rs) rely on.
     pub keeps: Option<Vec<usize>>,
     /// Whether its result, when an address, is a new object no one else
     /// can reach yet.

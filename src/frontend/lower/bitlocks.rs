@@ -121,7 +121,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let (Some(nr), Some(word)) = (nr, word.filter(|w| w.key().is_some())) else {
             return self.modelled_call(c, function, args);
         };
-        let values = self.evaluate_all(args);
+        let values = self.model_arguments(function, args);
         let span = Some(self.span(c));
         let identity = super::locks::LockIdentity::Pseudo(format!("bit {nr} of {}", word.display()));
         let Some(lock) = self.lock_id(&identity, LockKind::Pseudo) else {

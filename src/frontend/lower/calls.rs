@@ -503,8 +503,26 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     pub(super) fn modelled_call(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>]) -> Expr {
-        let values = self.evaluate_all(args);
+        let values = self.model_arguments(model, args);
         self.modelled_effects(c, model, args, values)
+    }
+
+    /// The values of a modelled call's arguments. The address of a scalar
+    /// field, global or string passed as an argument the model does not
+    /// keep (`keeps`), and that is not the call's result (`returns
+    /// kind="arg"`), does not escape: its storage keeps its own region
+    /// (src/frontend/lower/regions.rs, [`Self::unescaped_argument`]).
+    pub(super) fn model_arguments(&mut self, model: &crate::models::FunctionModel, args: &[Cursor<'t>]) -> Vec<Expr> {
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let kept = model.may_keep(i) || model.returns == ReturnModel::Arg(i);
+                match (!kept).then(|| self.unescaped_argument(*a)).flatten() {
+                    Some(v) => v,
+                    None => self.value(*a),
+                }
+            })
+            .collect()
     }
 
     /// A modelled call whose arguments are already evaluated to `values`.
@@ -694,6 +712,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 }
             }
         }
+        // An array of scalars decaying to a pointer to its first element:
+        // the array's own storage.
+        let array = super::place::see_through_decay(c);
+        if array != c && layout::pointee(array.ty()).is_some_and(|e| layout::shape(e) == Shape::Scalar) {
+            let array = see_through_same_type(super::expr::strip_parens(array));
+            match array.kind() {
+                CursorKind::MemberRefExpr | CursorKind::DeclRefExpr => return self.place_no_loads(array, address),
+                CursorKind::StringLiteral => return Place::Mem { key: super::regions::RegionKey::Global { name: "string literals".into() }, address },
+                _ => {}
+            }
+        }
         self.pointee_place(address, pointee)
     }
 
@@ -720,14 +749,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         match object.kind() {
             CursorKind::MemberRefExpr => match object.referenced() {
                 Some(field) if field.bit_field_width().is_none() => Place::Mem { key: super::place::field_key(field), address },
-                _ => self.pointee_place(address, object.ty()),
+                _ => self.pointee_place(address, layout::pointee(object.ty()).filter(|_| layout::shape(object.ty()) == Shape::Array).unwrap_or(object.ty())),
             },
             CursorKind::DeclRefExpr => match object.referenced() {
                 Some(decl) => match self.locals.get(&decl.usr()).cloned() {
                     Some(super::context::Storage::Memory { key, .. }) => Place::Mem { key, address },
                     Some(super::context::Storage::Shared { .. }) => self.pointee_place(address, object.ty()),
                     Some(super::context::Storage::Var(v)) => Place::Var(v),
-                    None => Place::Mem { key: super::regions::RegionKey::Global { name: decl.spelling() }, address },
+                    None => Place::Mem { key: super::regions::RegionKey::Global { name: super::place::global_name(decl) }, address },
                 },
                 None => self.pointee_place(address, object.ty()),
             },
@@ -808,14 +837,34 @@ fn strip_to_member(c: Cursor<'_>) -> Option<Cursor<'_>> {
     }
 }
 
-/// An argument through implicit and explicit casts to `void *`, so that a
-/// model sees the pointer's real type.
+/// An expression through the implicit conversions that keep its type, as
+/// [`place`](FnLower::place) sees through them: `__func__` is such a
+/// wrapper around the string literal of the function's name.
+fn see_through_same_type(mut c: Cursor<'_>) -> Cursor<'_> {
+    while c.kind() == CursorKind::UnexposedExpr {
+        match c.children().as_slice() {
+            [inner] if inner.kind() != CursorKind::TypeRef && inner.ty().canonical().spelling() == c.ty().canonical().spelling() => c = super::expr::strip_parens(*inner),
+            _ => break,
+        }
+    }
+    c
+}
+
+/// An argument through implicit and explicit casts to `void *` and casts
+/// that only add qualifiers (`unsigned long *` to `volatile unsigned long
+/// *`), so that a model sees the pointer's real type.
 pub(super) fn see_through_void_casts(mut c: Cursor<'_>) -> Cursor<'_> {
     loop {
         let void_target = layout::pointee(c.ty()).is_some_and(|t| t.canonical().kind() == crate::frontend::clang::TypeKind::Void);
+        let same_pointee = |inner: &Cursor<'_>| {
+            layout::is_pointer(inner.ty()) && layout::pointee(inner.ty()).zip(layout::pointee(c.ty())).is_some_and(|(a, b)| layout::type_name(a) == layout::type_name(b))
+        };
+        let qualifying = matches!(c.kind(), CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr)
+            && layout::is_pointer(c.ty())
+            && c.children().last().is_some_and(|inner| same_pointee(inner));
         let next = match c.kind() {
             CursorKind::ParenExpr => c.children().first().copied(),
-            CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr if void_target => c.children().last().copied(),
+            CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr if void_target || qualifying => c.children().last().copied(),
             _ => None,
         };
         match next {

@@ -642,8 +642,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     _ => None,
                 };
                 if let Some(cmp) = cmp {
-                    let a = self.value(*lhs);
-                    let b = self.value(*rhs);
+                    let a = self.compared_value(*lhs);
+                    let b = self.compared_value(*rhs);
                     return Expr::binary(cmp, a, b);
                 }
                 if matches!(c.binary_operator(), Op::LAnd | Op::LOr) {
@@ -669,6 +669,32 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         let v = self.value(c);
         Expr::ne(v, Expr::int(0))
+    }
+
+    /// An operand of a comparison. An address compared (`(uintptr_t)(addr)
+    /// != (uintptr_t)NULL`, as the kernel's `bitop()` macro does) is not an
+    /// address that escapes: a comparison keeps no pointer, so `&x` and an
+    /// array decaying are evaluated without merging their regions.
+    fn compared_value(&mut self, c: Cursor<'t>) -> Expr {
+        let mut inner = strip_parens(c);
+        while matches!(inner.kind(), CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr) {
+            match inner.children().as_slice() {
+                [.., last] if layout::is_pointer(last.ty()) && (layout::is_pointer(inner.ty()) || layout::is_integral(inner.ty())) => inner = strip_parens(*last),
+                _ => break,
+            }
+        }
+        let object = if inner.kind() == CursorKind::UnaryOperator && inner.unary_operator() == UOp::AddrOf {
+            inner.children().first().copied().filter(|o| layout::shape(o.ty()) == Shape::Scalar)
+        } else {
+            let array = super::place::see_through_decay(inner);
+            (array != inner && layout::pointee(array.ty()).is_some_and(|e| layout::shape(e) == Shape::Scalar)).then_some(array)
+        };
+        let Some(object) = object else { return self.value(c) };
+        match self.place(object) {
+            Place::Mem { address, .. } => address,
+            Place::Object(o) => o.address,
+            other => self.address_of(&other, object.ty(), object),
+        }
     }
 
     /// Branches on a C condition: returns the blocks where it holds and

@@ -135,12 +135,38 @@ pub fn record_name(record: Cursor<'_>) -> String {
         return format!("{keyword} {}", record.spelling());
     }
     match record.semantic_parent().filter(|p| matches!(p.kind(), CursorKind::StructDecl | CursorKind::UnionDecl)) {
-        Some(parent) => format!("{}.<anonymous {keyword}>", record_name(parent)),
+        // The anonymous members of one record are told apart by their first
+        // named field (C gives the fields of anonymous members one name
+        // space with the enclosing record's): `struct net_device_stats.
+        // <anonymous union rx_packets>`.
+        Some(parent) => match first_named_field(record, 0) {
+            Some(first) => format!("{}.<anonymous {keyword} {first}>", record_name(parent)),
+            None => format!("{}.<anonymous {keyword}>", record_name(parent)),
+        },
         None => {
             let loc = record.location();
             format!("<anonymous {keyword} at line {}>", loc.line)
         }
     }
+}
+
+/// The first named field of a record, looking into its anonymous members.
+fn first_named_field(record: Cursor<'_>, depth: u32) -> Option<String> {
+    if depth > MAX_NESTING {
+        return None;
+    }
+    for f in record.ty().canonical().fields() {
+        let name = f.spelling();
+        if !name.is_empty() && !name.contains("unnamed at") && !name.contains("anonymous at") {
+            return Some(name);
+        }
+        if let Some(inner) = record_decl(f.ty()) {
+            if let Some(name) = first_named_field(inner, depth + 1) {
+                return Some(name);
+            }
+        }
+    }
+    None
 }
 
 /// A field's byte offset within its record, and its bit offset within that

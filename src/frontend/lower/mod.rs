@@ -70,6 +70,9 @@ pub struct Lowered {
     pub regions: BTreeMap<RegionKey, RegionId>,
     /// The accesses made `.private` (memory private to the running call).
     pub private: crate::analyses::private::PrivateReport,
+    /// Every merge that joined two region classes, with its reason and the
+    /// place that asked for it (`racewatch ivl --stats -v`).
+    pub merges: Vec<regions::MergeRecord>,
 }
 
 /// Which functions to start lowering from.
@@ -157,7 +160,7 @@ pub fn lower_from<'t>(
         }
     }
     let Shared { regions, mut warnings, mut stats, bit_locks, privacy, .. } = shared;
-    let regions = regions.finish(&mut program);
+    let (regions, merges) = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
     let private = mark_private(&mut program, &privacy, models, entry_points);
     // Which entry points may run at the same time (the pairs of the
@@ -168,7 +171,7 @@ pub fn lower_from<'t>(
     let names: Vec<String> = program.entry_points.values().map(|e| e.name.clone()).collect();
     crate::analyses::quiesce::resolve_with(&mut program, &|a, b| together.contains(&(names[a].clone(), names[b].clone())));
     crate::ir::debug_validate(&program);
-    Lowered { program, warnings, stats, regions, private }
+    Lowered { program, warnings, stats, regions, private, merges }
 }
 
 /// Runs the per-call private memory analysis and marks its accesses

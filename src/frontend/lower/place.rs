@@ -71,6 +71,16 @@ pub enum Place<'t> {
     Function(Cursor<'t>),
 }
 
+/// The name of a global variable's region: its C name, or `function.name`
+/// for a static local.
+pub fn global_name(decl: Cursor<'_>) -> String {
+    if decl.semantic_parent().is_some_and(|p| p.kind() == CursorKind::FunctionDecl) {
+        format!("{}.{}", decl.semantic_parent().map(|p| p.spelling()).unwrap_or_default(), decl.spelling())
+    } else {
+        decl.spelling()
+    }
+}
+
 /// The region key of a scalar field, given the field declaration: its
 /// innermost named record, or the union any anonymous level belongs to.
 pub fn field_key(field: Cursor<'_>) -> RegionKey {
@@ -92,6 +102,56 @@ pub fn field_key(field: Cursor<'_>) -> RegionKey {
 }
 
 impl<'t> FnLower<'_, '_, '_, 't> {
+    /// Notes where the lowering is (`file:line in function`), for the log
+    /// of region merges.
+    pub fn note_merge_site(&mut self, c: Cursor<'_>) {
+        let location = c.location();
+        let file = location.file.as_ref().and_then(|f| f.file_name()).map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        self.s.regions.site = format!("{file}:{} in {}", location.line, self.name);
+    }
+
+    /// The value of a pointer argument that a kernel function model does
+    /// not keep (`keeps`, src/models/functions.rs) when it is the address of a
+    /// scalar (`&dev->count`, `&global`) or an array of scalars decaying
+    /// (`info->driver`, a string literal): its address, without the merge
+    /// an escaping address makes, provided the model's accesses through it
+    /// ([`argument_scalar_place`](Self::argument_scalar_place)) use the
+    /// very region every other access of that storage uses. `None`, having
+    /// emitted nothing, for any other argument.
+    pub fn unescaped_argument(&mut self, argument: Cursor<'t>) -> Option<Expr> {
+        if !layout::is_pointer(argument.ty()) {
+            return None;
+        }
+        let inner = super::expr::strip_parens(super::calls::see_through_void_casts(argument));
+        let (object, pointee) = if inner.kind() == CursorKind::UnaryOperator && inner.unary_operator() == UnaryOperator::AddrOf {
+            let object = *inner.children().first()?;
+            (layout::shape(object.ty()) == Shape::Scalar).then_some((object, object.ty()))?
+        } else {
+            let array = see_through_decay(inner);
+            let element = layout::pointee(array.ty())?;
+            (array != inner && layout::shape(element) == Shape::Scalar).then_some((array, element))?
+        };
+        let place = self.place(object);
+        let own = match &place {
+            Place::Mem { key, address } => Some((key.clone(), address.clone())),
+            Place::Object(o) => o.field_key.clone().map(|k| (k, o.address.clone())),
+            Place::Var(_) | Place::BitField { .. } | Place::Function(_) => None,
+        };
+        if let Some((key, address)) = own {
+            let modelled = match self.argument_scalar_place(inner, address.clone(), pointee) {
+                Place::Mem { key, .. } => Some(key),
+                _ => None,
+            };
+            if modelled.as_ref() == Some(&key) {
+                self.s.stats.unescaped_arguments += 1;
+                return Some(address);
+            }
+        }
+        // The model would reach the storage under another key: the address
+        // escapes as it does anywhere else.
+        Some(self.address_of(&place, object.ty(), object))
+    }
+
     /// The place an lvalue designates, emitting the loads its address needs.
     pub fn place(&mut self, c: Cursor<'t>) -> Place<'t> {
         let c = super::expr::strip_parens(c);
@@ -177,11 +237,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     return self.object_or_scalar(address, decl.ty(), Owner::Local(key.clone()), Some(key));
                 }
                 // A global, or a static local.
-                let name = if decl.semantic_parent().is_some_and(|p| p.kind() == CursorKind::FunctionDecl) {
-                    format!("{}.{}", decl.semantic_parent().map(|p| p.spelling()).unwrap_or_default(), decl.spelling())
-                } else {
-                    decl.spelling()
-                };
+                let name = global_name(decl);
                 let address = self.sized_global_address(&name, decl.ty());
                 let key = RegionKey::Global { name: name.clone() };
                 self.object_or_scalar(address, decl.ty(), Owner::Global, Some(key))

@@ -32,6 +32,35 @@
 //!   merges with it;
 //! - bit-fields of one storage unit share a region keyed by the unit.
 //!
+//! # What does not merge
+//!
+//! An address that reaches no access at another type does not make storage
+//! overlap, so it merges nothing:
+//!
+//! - the address of a scalar field, a global or an array of scalars (or a
+//!   string literal) passed as an argument that a kernel function model
+//!   does not keep (`keeps`: the bit, atomic, string and memory functions,
+//!   printing, `dma_alloc_coherent`'s handle) and that is not the call's
+//!   `returns kind="arg"` result: no pointer derived from it outlives the call,
+//!   and the model's accesses through the argument use the storage's own
+//!   region ([`FnLower::unescaped_argument`](super::context::FnLower)
+//!   checks that the two keys agree and merges as before when they do
+//!   not). The model's accesses stay inside the field: C forbids pointer
+//!   arithmetic past the array object, and 6.12's FORTIFY_SOURCE warns on
+//!   field-spanning memcpy/memset (include/linux/fortify-string.h);
+//! - an address that is only compared, as the kernel's `bitop()` macro
+//!   compares `(uintptr_t)(addr)` with NULL (include/linux/bitops.h);
+//! - a cast to a pointer that differs only in qualifiers (`unsigned long *`
+//!   to `volatile unsigned long *`), which is seen through.
+//!
+//! Anonymous members are named after their first named field (`struct
+//! net_device_stats.<anonymous union rx_packets>`), so two anonymous unions
+//! of one record are two regions.
+//!
+//! `racewatch ivl --stats` prints the largest merged regions with their
+//! member count; with `-v`, each merge that built them, its reason and the
+//! place (`file:line in function`) that asked for it.
+//!
 //! Pointer round trips through `void *` (`private_data`, `container_of`,
 //! `dev_get_drvdata`) are assumed type-correct: the object is accessed at
 //! the type it was stored with (docs/soundness.md).
@@ -136,6 +165,21 @@ pub struct RegionTable {
     parent: Vec<usize>,
     /// How many merges of each reason were requested.
     pub merges: BTreeMap<MergeReason, usize>,
+    /// Where the lowering is (`file:line in function`), for the merge log.
+    pub site: String,
+    /// Every merge that joined two classes: why, the two keys, and where.
+    pub log: Vec<MergeRecord>,
+}
+
+/// One merge that joined two classes, for `racewatch ivl --stats -v`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeRecord {
+    /// Why.
+    pub reason: MergeReason,
+    /// The two keys merged.
+    pub keys: (RegionKey, RegionKey),
+    /// Where the lowering was: `file:line in function`.
+    pub site: String,
 }
 
 impl RegionTable {
@@ -181,13 +225,14 @@ impl RegionTable {
         if ra != rb {
             self.parent[ra.max(rb)] = ra.min(rb);
             *self.merges.entry(reason).or_default() += 1;
+            self.log.push(MergeRecord { reason, keys: (self.keys[ia].clone(), self.keys[ib].clone()), site: self.site.clone() });
         }
     }
 
     /// Replaces the provisional regions with one region per class, and
     /// rewrites every access of the program to the class's region. Returns
     /// the final region of each key, for the tests and the statistics.
-    pub fn finish(mut self, program: &mut Program) -> BTreeMap<RegionKey, RegionId> {
+    pub fn finish(mut self, program: &mut Program) -> (BTreeMap<RegionKey, RegionId>, Vec<MergeRecord>) {
         let n = self.keys.len();
         let mut classes: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
         for i in 0..n {
@@ -220,6 +265,7 @@ impl RegionTable {
                 }
             }
         }
-        self.keys.iter().cloned().zip(final_of).collect()
+        let log = std::mem::take(&mut self.log);
+        (self.keys.iter().cloned().zip(final_of).collect(), log)
     }
 }

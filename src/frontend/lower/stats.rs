@@ -46,6 +46,9 @@ pub struct LoweringStats {
     pub address_taken_locals: usize,
     /// Functions specialised for the locks their callers pass.
     pub specialisations: usize,
+    /// Addresses of scalars and arrays passed to a kernel function model
+    /// that keeps no pointer, kept in their own regions instead of merged.
+    pub unescaped_arguments: usize,
     /// Functions called without body or model.
     pub external_functions: BTreeSet<String>,
     /// Approximations by kind.
@@ -79,6 +82,7 @@ impl LoweringStats {
             ("bit locks demoted".into(), self.bit_locks_demoted),
             ("locals in memory".into(), self.address_taken_locals),
             ("lock specialisations".into(), self.specialisations),
+            ("unescaped model arguments".into(), self.unescaped_arguments),
             ("external functions".into(), self.external_functions.len()),
         ];
         for (kind, n) in &self.approximations {

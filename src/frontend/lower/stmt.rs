@@ -31,6 +31,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.switch_to(dead);
         }
         self.s.stats.statements += 1;
+        self.note_merge_site(c);
         match c.kind().c_syntax() {
             CSyntax::Stmt(kind) => self.statement(c, kind),
             CSyntax::Expr(_) => {
