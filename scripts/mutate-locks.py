@@ -476,30 +476,9 @@ def md(s):
     return str(s).replace("|", "\\|")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--list", default=str(LIST))
-    ap.add_argument("--drivers", help="comma-separated names (file name without .c, or directory name)")
-    ap.add_argument("--judgements", default=str(JUDGEMENTS))
-    ap.add_argument("--jobs", default="1")
-    ap.add_argument("--timeout", type=float, default=600)
-    ap.add_argument("--allow-judged-gaps", action="store_true")
-    ap.add_argument("--output", default=str(REPO / "results/mutations.md"))
-    ap.add_argument("--binary", default=str(REPO / "target/release/racewatch"))
-    ap.add_argument("--source", default=str(cache_dir() / "linux-source/current"))
-    args = ap.parse_args()
-    src = Path(args.source)
-    if not src.is_dir():
-        sys.exit(f"error: {src} is missing: run scripts/setup.sh")
-    calls, guards = lock_functions(REPO / "kernel-models")
-    entries = read_list(Path(args.list))
-    if args.drivers:
-        wanted = set(args.drivers.split(","))
-        entries = [e for e in entries if Path(e).name.removesuffix(".c") in wanted]
-        missing = wanted - {Path(e).name.removesuffix(".c") for e in entries}
-        if missing:
-            sys.exit(f"error: not in {args.list}: {', '.join(sorted(missing))}")
-    judgements, problems = read_judgements(Path(args.judgements))
+def run(args, entries, src, calls, guards):
+    """Checks the baseline and every mutant of each entry; the outcomes,
+    without judgements, as a JSON-ready dict."""
     load_start = os.getloadavg()[0]
     started = time.time()
     rows, failures, all_mutants = [], [], []
@@ -554,31 +533,95 @@ def main():
                             m.detail = "; ".join(sorted({f"{a[1]} :{a[3]}" for a in old}))
                         else:
                             m.outcome = "missed"
-                            j = judgements.get(m.key())
-                            if j:
-                                j[3] = True
-                                m.judgement = (j[0], j[1])
+                            elsewhere = race_accesses(docs) - before
+                            m.detail = f"{len(elsewhere)} new race accesses outside the section" if elsewhere else ""
                     print(f"{frel}:{m.first_line}-{m.last_line} {m.function} {m.what} {m.lock}: {m.outcome}"
-                          f"{' (' + m.judgement[0] + ')' if m.judgement else ''} [{wall:.1f} s]", flush=True)
+                          f" [{wall:.1f} s]", flush=True)
                     row["mutants"].append(m)
                     all_mutants.append(m)
                 target.write_text(text)
         row["time"] = time.monotonic() - t0
     load_end = os.getloadavg()[0]
 
+    return {
+        "command": "scripts/mutate-locks.py" + "".join(f" {a}" for a in sys.argv[1:]),
+        "commit": git_revision(), "machine": machine(), "jobs": args.jobs,
+        "load": [load_start, load_end], "seconds": time.time() - started, "failures": failures,
+        "rows": [{"rel": r["rel"], "note": r["note"], "time": r["time"], "skipped": dict(r["skipped"]),
+                  "mutants": [vars(m) | {"edits": None} for m in r["mutants"]]} for r in rows],
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--list", default=str(LIST))
+    ap.add_argument("--drivers", help="comma-separated names (file name without .c, or directory name)")
+    ap.add_argument("--judgements", default=str(JUDGEMENTS))
+    ap.add_argument("--jobs", default="1")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--allow-judged-gaps", action="store_true")
+    ap.add_argument("--output", default=str(REPO / "results/mutations.md"))
+    ap.add_argument("--binary", default=str(REPO / "target/release/racewatch"))
+    ap.add_argument("--source", default=str(cache_dir() / "linux-source/current"))
+    ap.add_argument("--raw", default=None, help="the outcomes as JSON (default: the output with .json)")
+    ap.add_argument("--report-only", action="store_true", help="re-apply the judgements to --raw without running")
+    args = ap.parse_args()
+    if args.raw is None:
+        args.raw = str(Path(args.output).with_suffix(".json"))
+    src = Path(args.source)
+    if not src.is_dir():
+        sys.exit(f"error: {src} is missing: run scripts/setup.sh")
+    calls, guards = lock_functions(REPO / "kernel-models")
+    entries = read_list(Path(args.list))
+    if args.drivers:
+        wanted = set(args.drivers.split(","))
+        entries = [e for e in entries if Path(e).name.removesuffix(".c") in wanted]
+        missing = wanted - {Path(e).name.removesuffix(".c") for e in entries}
+        if missing:
+            sys.exit(f"error: not in {args.list}: {', '.join(sorted(missing))}")
+    if args.report_only:
+        data = json.loads(Path(args.raw).read_text())
+    else:
+        data = run(args, entries, src, calls, guards)
+        write_atomically(Path(args.raw), json.dumps(data, indent=1))
+    report(args, data)
+
+
+def report(args, data):
+    """Applies the judgements to the outcomes and writes the results file;
+    exits 1 on what the doc comment lists."""
+    judgements, problems = read_judgements(Path(args.judgements))
+    failures = data["failures"]
+    rows = data["rows"]
+    all_mutants = []
+    for r in rows:
+        ms = []
+        for d in r["mutants"]:
+            m = Mutant(d["rel"], d["function"], d["lock"], None, d["first_line"], d["last_line"], d["what"])
+            m.outcome, m.detail = d["outcome"], d["detail"]
+            if m.outcome == "missed":
+                j = judgements.get(m.key())
+                if j:
+                    j[3] = True
+                    m.judgement = (j[0], j[1])
+            ms.append(m)
+        r["mutants"] = ms
+        r["skipped"] = collections.Counter(r["skipped"])
+        all_mutants += ms
+    load_start, load_end = data["load"]
     unjudged = [m for m in all_mutants if m.outcome == "missed" and not m.judgement]
     gaps = [m for m in all_mutants if m.judgement and m.judgement[0] == "missed"]
     unused = [f"{Path(args.judgements).name}:{j[2]}: matches no missed mutant" for k, j in judgements.items()
               if not j[3] and any(k[0].startswith(r["rel"]) for r in rows)]
-    cmd = "scripts/mutate-locks.py" + "".join(f" {a}" for a in sys.argv[1:])
+    cmd = data["command"]
     lines = [
         "# Lock-removal mutants of real Linux 6.12 drivers",
         "",
-        f"Made by `{cmd}` at commit `{git_revision()}`.",
-        f"Machine: {machine()}; 1-minute load average {load_start:.1f} at the start, {load_end:.1f} at the end",
-        f"(other processes share the machine). Total {time.time() - started:.0f} s.",
+        f"Made by `{cmd}` at commit `{data['commit']}`.",
+        f"Machine: {data['machine']}; 1-minute load average {load_start:.1f} at the start, {load_end:.1f} at the end",
+        f"(other processes share the machine). Total {data['seconds']:.0f} s.",
         "Each mutant removes one lock/unlock pair (the lock functions of kernel-models/locks/*.xml) and is",
-        f"checked with `racewatch check --format json --no-cache -j {args.jobs} -I <driver dir>` in a scratch tree.",
+        f"checked with `racewatch check --format json --no-cache -j {data['jobs']} -I <driver dir>` in a scratch tree.",
         "*reported*: a new race access on a line of the removed section; *already reported*: the",
         "unmutated driver already reports a race on the section (not a test); *protected nothing*,",
         "*missed*: no new report, judged in drivers/linux-6.12/mutation-judgements.tsv (a *missed*",
