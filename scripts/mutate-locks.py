@@ -41,7 +41,9 @@ an error. A directory entry (a multi-file module such as drivers/block/aoe)
 mirrors the directory's .c and .h files and checks the directory.
 
 Verdicts. The removed section is the lines from the acquire to its last
-release (for a guard, to the end of its block or statement). A mutant is
+release (for a guard, to the end of its block or statement) and the bodies
+of the functions of the same file it calls by name, transitively (as
+tests/mutations.rs does for the corpus). A mutant is
 *reported* when the mutant's run reports a race access, on a line of the
 section, that the baseline does not report (same pair, region and access
 line). Otherwise it is *already-reported* when the baseline itself reports
@@ -293,6 +295,30 @@ class Mutant:
         self.rel, self.function, self.lock, self.edits = rel, function, lock, edits
         self.first_line, self.last_line, self.what = first_line, last_line, what
         self.outcome, self.detail, self.judgement = None, "", None
+        # Lines of the driver functions the section calls, transitively: [(file, first, last)].
+        self.callees = []
+
+    def covers(self, file, line):
+        if file == self.rel and self.first_line <= line <= self.last_line:
+            return True
+        return any(file == f and a <= line <= b for f, a, b in self.callees)
+
+
+def callees(code, text, rel, funcs, start, end):
+    """The (file, first line, last line) of the bodies of the functions of
+    funcs called by name from code[start:end], and of those they call,
+    transitively."""
+    by_name = {f[0]: f for f in funcs}
+    seen, todo, out = set(), [(start, end)], []
+    while todo:
+        s, e = todo.pop()
+        for m in re.finditer(r"\b(\w+)\s*\(", code[s:e]):
+            f = by_name.get(m.group(1))
+            if f and f[0] not in seen:
+                seen.add(f[0])
+                out.append((rel, line_of(text, f[1]), line_of(text, f[2] - 1)))
+                todo.append((f[1], f[2]))
+    return out
 
     def key(self):
         return (self.rel, self.first_line, self.function, self.lock)
@@ -309,7 +335,8 @@ def find_mutants(rel, text, calls, guards):
     call_re = re.compile(r"(?<![\w.>])(" + "|".join(map(re.escape, names)) + r")\s*\(")
     guard_re = re.compile(r"(?<![\w.>])(guard|scoped_guard|scoped_cond_guard)\s*\(\s*(\w+)\s*([,)])")
     mutants, skipped = [], collections.Counter()
-    for fname, start, end in functions(code):
+    funcs = functions(code)
+    for fname, start, end in funcs:
         events = []
         for m in call_re.finditer(code, start, end):
             fn = calls[m.group(1)]
@@ -351,8 +378,10 @@ def find_mutants(rel, text, calls, guards):
                 repl = "if (1)"
             expr = args[0] if args else ""
             edits = [(m.start(), close, repl)]
-            mutants.append(Mutant(rel, fname, expr, edits, line_of(text, m.start()), line_of(text, sec_end - 1),
-                                  f"{m.group(1)}({m.group(2)})"))
+            mut = Mutant(rel, fname, expr, edits, line_of(text, m.start()), line_of(text, sec_end - 1),
+                         f"{m.group(1)}({m.group(2)})")
+            mut.callees = callees(code, text, rel, funcs, close, sec_end)
+            mutants.append(mut)
         events.sort(key=lambda e: e[0])
         by_lock = collections.defaultdict(list)
         for e in events:
@@ -373,8 +402,10 @@ def find_mutants(rel, text, calls, guards):
                 apos, aclose, afn = g["acq"]
                 edits = [(apos, aclose, afn.success_text())] + [(p, c, NOOP) for p, c, _ in g["releases"]]
                 last = g["releases"][-1][1]
-                mutants.append(Mutant(rel, fname, expr, edits, line_of(text, apos), line_of(text, last - 1),
-                                      f"{afn.name}/{'+'.join(sorted({r[2].name for r in g['releases']}))}"))
+                mut = Mutant(rel, fname, expr, edits, line_of(text, apos), line_of(text, last - 1),
+                             f"{afn.name}/{'+'.join(sorted({r[2].name for r in g['releases']}))}")
+                mut.callees = callees(code, text, rel, funcs, aclose, g["releases"][-1][0])
+                mutants.append(mut)
     mutants.sort(key=lambda m: (m.first_line, m.what))
     return mutants, skipped
 
@@ -518,7 +549,7 @@ def run(args, entries, src, calls, guards):
                 for m in mutants:
                     target.write_text(apply(text, m.edits))
                     docs, merr, wall = check(args.binary, scratch, rel, include, args.jobs, args.timeout)
-                    in_section = lambda acc: acc[2] == frel and m.first_line <= (acc[3] or 0) <= m.last_line  # noqa: E731
+                    in_section = lambda acc: m.covers(acc[2], acc[3] or 0)  # noqa: E731
                     if merr:
                         m.outcome, m.detail = "error", merr
                         failures.append(f"{frel}:{m.first_line} {m.function} {m.lock}: {merr}")
