@@ -61,9 +61,17 @@ the scratch baseline differs from the tree's, or (without
 mutant that stops being reported has no judgement, so it fails. Judgements
 that match no missed mutant are warned about.
 
+The outcomes are saved as JSON (--raw, default the output with .json)
+after every driver; --resume keeps the drivers already there,
+--report-only re-applies the judgements without running anything.
+--unit file checks a directory entry's mutants on the mutated file alone
+(the same verdicts while racewatch analyses each file of a directory on its
+own, several times faster).
+
 Usage: scripts/mutate-locks.py [--drivers NAME,...] [--list FILE]
            [--jobs N] [--timeout S] [--allow-judged-gaps] [--output FILE]
-           [--binary PATH] [--source DIR]
+           [--binary PATH] [--source DIR] [--raw FILE] [--resume]
+           [--report-only] [--unit module|file]
 """
 import argparse
 import collections
@@ -507,80 +515,108 @@ def md(s):
     return str(s).replace("|", "\\|")
 
 
-def run(args, entries, src, calls, guards):
+def row_json(r):
+    return {"rel": r["rel"], "note": r["note"], "time": r["time"], "skipped": dict(r["skipped"]),
+            "mutants": [vars(m) | {"edits": None} for m in r["mutants"]]}
+
+
+def run(args, entries, src, calls, guards, previous):
     """Checks the baseline and every mutant of each entry; the outcomes,
-    without judgements, as a JSON-ready dict."""
+    without judgements, as a JSON-ready dict, saved to --raw after every
+    driver. With --resume, the drivers of `previous` that ran without a
+    failure are kept and not run again."""
     load_start = os.getloadavg()[0]
     started = time.time()
-    rows, failures, all_mutants = [], [], []
+    done = {r["rel"]: r for r in (previous or {}).get("rows", []) if not r["note"]}
+    kept_failures = [f for f in (previous or {}).get("failures", []) if f.split(":")[0] in done]
+    rows, failures = [], []
+    data = {}
+
+    def save():
+        data.update({
+            "command": "scripts/mutate-locks.py" + "".join(f" {a}" for a in sys.argv[1:]),
+            "commit": git_revision(), "machine": machine(), "jobs": args.jobs, "unit": args.unit,
+            "load": [load_start, os.getloadavg()[0]],
+            "seconds": time.time() - started + (previous or {}).get("seconds", 0) * bool(done),
+            "failures": kept_failures + failures,
+            "rows": [r if "json" in r else row_json(r) for r in rows],
+        })
+        write_atomically(Path(args.raw), json.dumps(data, indent=1))
+
     for rel in entries:
+        if rel in done:
+            rows.append(done[rel] | {"json": True})
+            continue
         row = {"rel": rel, "mutants": [], "skipped": collections.Counter(), "time": 0.0, "note": None}
         rows.append(row)
-        path = src / rel
-        if not path.exists():
-            row["note"] = "not in linux 6.12"
-            failures.append(f"{rel}: not in the source tree")
-            continue
-        files = sorted(f for f in path.iterdir() if f.suffix == ".c") if path.is_dir() else [path]
-        t0 = time.monotonic()
-        code, err, _ = check(args.binary, src, rel, None, args.jobs, args.timeout)
-        with tempfile.TemporaryDirectory(prefix="racewatch-mut-") as tmp:
-            scratch = Path(tmp)
-            include = scratch_tree(src, rel, scratch)
-            base, err2, _ = check(args.binary, scratch, rel, include, args.jobs, args.timeout)
-            if err or err2:
-                row["note"] = f"baseline failed: {err or err2}"
-                failures.append(f"{rel}: {row['note']}")
-                row["time"] = time.monotonic() - t0
-                continue
-            if race_accesses(code) != race_accesses(base):
-                row["note"] = "the scratch baseline differs from the tree's"
-                failures.append(f"{rel}: {row['note']}")
-                row["time"] = time.monotonic() - t0
-                continue
-            row["baseline_races"] = sum(f["totals"]["races"] for f in base)
-            before = race_accesses(base)
-            for f in files:
-                frel = str(Path(rel) / f.name) if path.is_dir() else rel
-                text = f.read_text(errors="replace")
-                mutants, skipped = find_mutants(frel, text, calls, guards)
-                row["skipped"].update(skipped)
-                target = scratch / frel
-                for m in mutants:
-                    target.write_text(apply(text, m.edits))
-                    docs, merr, wall = check(args.binary, scratch, rel, include, args.jobs, args.timeout)
-                    in_section = lambda acc: m.covers(acc[2], acc[3] or 0)  # noqa: E731
-                    if merr:
-                        m.outcome, m.detail = "error", merr
-                        failures.append(f"{frel}:{m.first_line} {m.function} {m.lock}: {merr}")
-                    else:
-                        new = sorted(a for a in race_accesses(docs) - before if in_section(a))
-                        old = [a for a in before if in_section(a)]
-                        if new:
-                            m.outcome = "reported"
-                            m.detail = "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) :{a[3]}" for a in new}))
-                        elif old:
-                            m.outcome = "already-reported"
-                            m.detail = "; ".join(sorted({f"{a[1]} :{a[3]}" for a in old}))
-                        else:
-                            m.outcome = "missed"
-                            elsewhere = race_accesses(docs) - before
-                            m.detail = f"{len(elsewhere)} new race accesses outside the section" if elsewhere else ""
-                    print(f"{frel}:{m.first_line}-{m.last_line} {m.function} {m.what} {m.lock}: {m.outcome}"
-                          f" [{wall:.1f} s]", flush=True)
-                    row["mutants"].append(m)
-                    all_mutants.append(m)
-                target.write_text(text)
-        row["time"] = time.monotonic() - t0
-    load_end = os.getloadavg()[0]
+        run_entry(args, src, rel, row, failures, calls, guards)
+        save()
+    save()
+    for r in data["rows"]:
+        r.pop("json", None)
+    return data
 
-    return {
-        "command": "scripts/mutate-locks.py" + "".join(f" {a}" for a in sys.argv[1:]),
-        "commit": git_revision(), "machine": machine(), "jobs": args.jobs,
-        "load": [load_start, load_end], "seconds": time.time() - started, "failures": failures,
-        "rows": [{"rel": r["rel"], "note": r["note"], "time": r["time"], "skipped": dict(r["skipped"]),
-                  "mutants": [vars(m) | {"edits": None} for m in r["mutants"]]} for r in rows],
-    }
+
+def run_entry(args, src, rel, row, failures, calls, guards):
+    """The baseline and the mutants of one entry of the list, into row."""
+    path = src / rel
+    if not path.exists():
+        row["note"] = "not in linux 6.12"
+        failures.append(f"{rel}: not in the source tree")
+        return
+    files = sorted(f for f in path.iterdir() if f.suffix == ".c") if path.is_dir() else [path]
+    t0 = time.monotonic()
+    code, err, _ = check(args.binary, src, rel, None, args.jobs, args.timeout)
+    with tempfile.TemporaryDirectory(prefix="racewatch-mut-") as tmp:
+        scratch = Path(tmp)
+        include = scratch_tree(src, rel, scratch)
+        base, err2, _ = check(args.binary, scratch, rel, include, args.jobs, args.timeout)
+        if err or err2:
+            row["note"] = f"baseline failed: {err or err2}"
+            failures.append(f"{rel}: {row['note']}")
+            row["time"] = time.monotonic() - t0
+            return
+        if race_accesses(code) != race_accesses(base):
+            row["note"] = "the scratch baseline differs from the tree's"
+            failures.append(f"{rel}: {row['note']}")
+            row["time"] = time.monotonic() - t0
+            return
+        before = race_accesses(base)
+        for f in files:
+            frel = str(Path(rel) / f.name) if path.is_dir() else rel
+            # --unit file checks a module's mutated file alone: the same
+            # verdicts as long as racewatch analyses each file of a
+            # directory on its own.
+            target_arg = frel if args.unit == "file" else rel
+            text = f.read_text(errors="replace")
+            mutants, skipped = find_mutants(frel, text, calls, guards)
+            row["skipped"].update(skipped)
+            target = scratch / frel
+            for m in mutants:
+                target.write_text(apply(text, m.edits))
+                docs, merr, wall = check(args.binary, scratch, target_arg, include, args.jobs, args.timeout)
+                in_section = lambda acc: m.covers(acc[2], acc[3] or 0)  # noqa: E731
+                if merr:
+                    m.outcome, m.detail = "error", merr
+                    failures.append(f"{frel}:{m.first_line} {m.function} {m.lock}: {merr}")
+                else:
+                    new = sorted(a for a in race_accesses(docs) - before if in_section(a))
+                    old = [a for a in before if in_section(a)]
+                    if new:
+                        m.outcome = "reported"
+                        m.detail = "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) :{a[3]}" for a in new}))
+                    elif old:
+                        m.outcome = "already-reported"
+                        m.detail = "; ".join(sorted({f"{a[1]} :{a[3]}" for a in old}))
+                    else:
+                        m.outcome = "missed"
+                        elsewhere = race_accesses(docs) - before
+                        m.detail = f"{len(elsewhere)} new race accesses outside the section" if elsewhere else ""
+                print(f"{frel}:{m.first_line}-{m.last_line} {m.function} {m.what} {m.lock}: {m.outcome}"
+                      f" [{wall:.1f} s]", flush=True)
+                row["mutants"].append(m)
+            target.write_text(text)
+    row["time"] = time.monotonic() - t0
 
 
 def main():
@@ -596,6 +632,9 @@ def main():
     ap.add_argument("--source", default=str(cache_dir() / "linux-source/current"))
     ap.add_argument("--raw", default=None, help="the outcomes as JSON (default: the output with .json)")
     ap.add_argument("--report-only", action="store_true", help="re-apply the judgements to --raw without running")
+    ap.add_argument("--resume", action="store_true", help="keep the drivers --raw already has")
+    ap.add_argument("--unit", choices=["module", "file"], default="module",
+                    help="check a multi-file module's mutants as the directory (default) or the mutated file alone")
     args = ap.parse_args()
     if args.raw is None:
         args.raw = str(Path(args.output).with_suffix(".json"))
@@ -613,8 +652,8 @@ def main():
     if args.report_only:
         data = json.loads(Path(args.raw).read_text())
     else:
-        data = run(args, entries, src, calls, guards)
-        write_atomically(Path(args.raw), json.dumps(data, indent=1))
+        previous = json.loads(Path(args.raw).read_text()) if args.resume and Path(args.raw).exists() else None
+        data = run(args, entries, src, calls, guards, previous)
     report(args, data)
 
 
