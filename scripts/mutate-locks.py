@@ -43,10 +43,11 @@ mirrors the directory's .c and .h files and checks the directory.
 Verdicts. The removed section is the lines from the acquire to its last
 release (for a guard, to the end of its block or statement) and the bodies
 of the functions of the same file it calls by name, transitively (as
-tests/mutations.rs does for the corpus). A mutant is
+tests/mutations.rs does for the corpus), and any header (the inline kernel
+helpers it calls, such as list_add_tail's __list_add). A mutant is
 *reported* when the mutant's run reports a race access, on a line of the
-section, that the baseline does not report (same pair, region and access
-line). Otherwise it is *already-reported* when the baseline itself reports
+section, that the baseline does not report (same pair, region, access
+line and function). Otherwise it is *already-reported* when the baseline itself reports
 a race with an access in the section (the lock was not credited, so its
 removal cannot add a report: not a test of the analysis), else *missed*. A
 missed mutant is looked up in the reviewed judgement file
@@ -431,7 +432,7 @@ def apply(text, edits):
 # Running racewatch.
 
 def race_accesses(doc_files):
-    """{(first, second, region, file, line)} of every race access."""
+    """{(pair, region, file, line, function)} of every race access."""
     out = set()
     for f in doc_files:
         for p in f.get("pairs", []):
@@ -441,7 +442,7 @@ def race_accesses(doc_files):
                 for a in r.get("accesses", []):
                     loc = a.get("location", {})
                     pair = tuple(sorted((p["first"], p["second"])))
-                    out.add((pair, r["region"], loc.get("file"), loc.get("line")))
+                    out.add((pair, r["region"], loc.get("file"), loc.get("line"), a.get("function")))
     return out
 
 
@@ -557,6 +558,12 @@ def run(args, entries, src, calls, guards, previous):
     return data
 
 
+def where(access, rel):
+    """An access's place as the results print it."""
+    file, line, function = access[2], access[3], access[4]
+    return f":{line}" if file == rel else f"{Path(str(file)).name}:{line} (in {function})"
+
+
 def run_entry(args, src, rel, row, failures, calls, guards):
     """The baseline and the mutants of one entry of the list, into row."""
     path = src / rel
@@ -595,19 +602,23 @@ def run_entry(args, src, rel, row, failures, calls, guards):
             for m in mutants:
                 target.write_text(apply(text, m.edits))
                 docs, merr, wall = check(args.binary, scratch, target_arg, include, args.jobs, args.timeout)
-                in_section = lambda acc: m.covers(acc[2], acc[3] or 0)  # noqa: E731
+                # An access in a header (an inline kernel helper such as
+                # __list_add) has no line of the driver: a new one counts,
+                # since the mutant differs from the baseline only by the
+                # removed pair.
+                in_section = lambda acc: m.covers(acc[2], acc[3] or 0) or not str(acc[2]).endswith(".c")  # noqa: E731
                 if merr:
                     m.outcome, m.detail = "error", merr
                     failures.append(f"{frel}:{m.first_line} {m.function} {m.lock}: {merr}")
                 else:
                     new = sorted(a for a in race_accesses(docs) - before if in_section(a))
-                    old = [a for a in before if in_section(a)]
+                    old = [a for a in before if m.covers(a[2], a[3] or 0)]
                     if new:
                         m.outcome = "reported"
-                        m.detail = "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) :{a[3]}" for a in new}))
+                        m.detail = "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) {where(a, frel)}" for a in new}))
                     elif old:
                         m.outcome = "already-reported"
-                        m.detail = "; ".join(sorted({f"{a[1]} :{a[3]}" for a in old}))
+                        m.detail = "; ".join(sorted({f"{a[1]} {where(a, frel)}" for a in old}))
                     else:
                         m.outcome = "missed"
                         elsewhere = race_accesses(docs) - before
