@@ -47,7 +47,9 @@ tests/mutations.rs does for the corpus), and any header (the inline kernel
 helpers it calls, such as list_add_tail's __list_add). A mutant is
 *reported* when the mutant's run reports a race access, on a line of the
 section, that the baseline does not report (same pair, region, access
-line and function). Otherwise it is *already-reported* when the baseline itself reports
+line and function), or a new access in the section's function or a
+function it calls (racewatch names one access per entry point and region,
+not necessarily the unprotected one). Otherwise it is *already-reported* when the baseline itself reports
 a race with an access in the section (the lock was not credited, so its
 removal cannot add a report: not a test of the analysis), else *missed*. A
 missed mutant is looked up in the reviewed judgement file
@@ -310,7 +312,11 @@ class Mutant:
     def covers(self, file, line):
         if file == self.rel and self.first_line <= line <= self.last_line:
             return True
-        return any(file == f and a <= line <= b for f, a, b in self.callees)
+        return any(file == c[0] and c[1] <= line <= c[2] for c in self.callees)
+
+    def functions(self):
+        """The section's function and the functions it calls."""
+        return {self.function} | {c[3] for c in self.callees if len(c) > 3}
 
 
 def callees(code, text, rel, funcs, start, end):
@@ -325,7 +331,7 @@ def callees(code, text, rel, funcs, start, end):
             f = by_name.get(m.group(1))
             if f and f[0] not in seen:
                 seen.add(f[0])
-                out.append((rel, line_of(text, f[1]), line_of(text, f[2] - 1)))
+                out.append((rel, line_of(text, f[1]), line_of(text, f[2] - 1), f[0]))
                 todo.append((f[1], f[2]))
     return out
 
@@ -564,6 +570,73 @@ def where(access, rel):
     return f":{line}" if file == rel else f"{Path(str(file)).name}:{line} (in {function})"
 
 
+def decide(m, after, before, frel):
+    """The mutant's outcome from the race accesses of its run and of the
+    baseline. A new access counts when it lies in the section (or a
+    same-file function it calls), in a header (an inline kernel helper such
+    as __list_add: no driver line, and the mutant differs from the baseline
+    only by the removed pair), or in the section's function or a function it
+    calls: racewatch names one access per entry point and region, not
+    necessarily the unprotected one (the entry point's lockset is the
+    intersection over its accesses)."""
+    names = m.functions()
+    new = sorted(a for a in after - before
+                 if m.covers(a[2], a[3] or 0) or not str(a[2]).endswith(".c") or a[4] in names)
+    old = [a for a in before if m.covers(a[2], a[3] or 0)]
+    m.new_accesses = [list(a[:1][0]) + list(a[1:]) for a in sorted(after - before)][:50]
+    if new:
+        m.outcome = "reported"
+        m.detail = "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) {where(a, frel)}" for a in new}))
+    elif old:
+        m.outcome = "already-reported"
+        m.detail = "; ".join(sorted({f"{a[1]} {where(a, frel)}" for a in old}))
+    else:
+        m.outcome = "missed"
+        elsewhere = after - before
+        m.detail = f"{len(elsewhere)} new race accesses outside the section" if elsewhere else ""
+
+
+def recheck(args, data, src, calls, guards):
+    """Runs again the mutants of data judged missed (--recheck), with the
+    current decision rule; the other outcomes are kept."""
+    for row in data["rows"]:
+        missed = {(d["rel"], d["first_line"], d["function"], d["lock"], d["what"]): d
+                  for d in row["mutants"] if d["outcome"] == "missed"}
+        if not missed:
+            continue
+        rel = row["rel"]
+        path = src / rel
+        files = sorted(f for f in path.iterdir() if f.suffix == ".c") if path.is_dir() else [path]
+        with tempfile.TemporaryDirectory(prefix="racewatch-mut-") as tmp:
+            scratch = Path(tmp)
+            include = scratch_tree(src, rel, scratch)
+            base, err, _ = check(args.binary, scratch, rel, include, args.jobs, args.timeout)
+            if err:
+                data["failures"].append(f"{rel}: recheck baseline failed: {err}")
+                continue
+            before = race_accesses(base)
+            for f in files:
+                frel = str(Path(rel) / f.name) if path.is_dir() else rel
+                target_arg = frel if args.unit == "file" else rel
+                text = f.read_text(errors="replace")
+                for m in find_mutants(frel, text, calls, guards)[0]:
+                    d = missed.get((m.rel, m.first_line, m.function, m.lock, m.what))
+                    if d is None:
+                        continue
+                    (scratch / frel).write_text(apply(text, m.edits))
+                    docs, merr, wall = check(args.binary, scratch, target_arg, include, args.jobs, args.timeout)
+                    if merr:
+                        m.outcome, m.detail = "error", merr
+                        data["failures"].append(f"{frel}:{m.first_line} {m.function} {m.lock}: {merr}")
+                    else:
+                        decide(m, race_accesses(docs), before, frel)
+                    print(f"recheck {frel}:{m.first_line} {m.function} {m.lock}: {m.outcome} [{wall:.1f} s]", flush=True)
+                    d.update(vars(m) | {"edits": None})
+                (scratch / frel).write_text(text)
+        write_atomically(Path(args.raw), json.dumps(data, indent=1))
+    return data
+
+
 def run_entry(args, src, rel, row, failures, calls, guards):
     """The baseline and the mutants of one entry of the list, into row."""
     path = src / rel
@@ -602,27 +675,11 @@ def run_entry(args, src, rel, row, failures, calls, guards):
             for m in mutants:
                 target.write_text(apply(text, m.edits))
                 docs, merr, wall = check(args.binary, scratch, target_arg, include, args.jobs, args.timeout)
-                # An access in a header (an inline kernel helper such as
-                # __list_add) has no line of the driver: a new one counts,
-                # since the mutant differs from the baseline only by the
-                # removed pair.
-                in_section = lambda acc: m.covers(acc[2], acc[3] or 0) or not str(acc[2]).endswith(".c")  # noqa: E731
                 if merr:
                     m.outcome, m.detail = "error", merr
                     failures.append(f"{frel}:{m.first_line} {m.function} {m.lock}: {merr}")
                 else:
-                    new = sorted(a for a in race_accesses(docs) - before if in_section(a))
-                    old = [a for a in before if m.covers(a[2], a[3] or 0)]
-                    if new:
-                        m.outcome = "reported"
-                        m.detail = "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) {where(a, frel)}" for a in new}))
-                    elif old:
-                        m.outcome = "already-reported"
-                        m.detail = "; ".join(sorted({f"{a[1]} {where(a, frel)}" for a in old}))
-                    else:
-                        m.outcome = "missed"
-                        elsewhere = race_accesses(docs) - before
-                        m.detail = f"{len(elsewhere)} new race accesses outside the section" if elsewhere else ""
+                    decide(m, race_accesses(docs), before, frel)
                 print(f"{frel}:{m.first_line}-{m.last_line} {m.function} {m.what} {m.lock}: {m.outcome}"
                       f" [{wall:.1f} s]", flush=True)
                 row["mutants"].append(m)
@@ -644,6 +701,7 @@ def main():
     ap.add_argument("--raw", default=None, help="the outcomes as JSON (default: the output with .json)")
     ap.add_argument("--report-only", action="store_true", help="re-apply the judgements to --raw without running")
     ap.add_argument("--resume", action="store_true", help="keep the drivers --raw already has")
+    ap.add_argument("--recheck", action="store_true", help="run again the missed mutants of --raw with the current rule")
     ap.add_argument("--unit", choices=["module", "file"], default="module",
                     help="check a multi-file module's mutants as the directory (default) or the mutated file alone")
     args = ap.parse_args()
@@ -662,6 +720,9 @@ def main():
             sys.exit(f"error: not in {args.list}: {', '.join(sorted(missing))}")
     if args.report_only:
         data = json.loads(Path(args.raw).read_text())
+    elif args.recheck:
+        data = recheck(args, json.loads(Path(args.raw).read_text()), src, calls, guards)
+        data["command"] += " && scripts/mutate-locks.py" + "".join(f" {a}" for a in sys.argv[1:])
     else:
         previous = json.loads(Path(args.raw).read_text()) if args.resume and Path(args.raw).exists() else None
         data = run(args, entries, src, calls, guards, previous)
