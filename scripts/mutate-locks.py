@@ -446,7 +446,7 @@ def race_accesses(doc_files):
                 if r["verdict"] != "race":
                     continue
                 for a in r.get("accesses", []):
-                    loc = a.get("location", {})
+                    loc = a.get("location") or {}
                     pair = tuple(sorted((p["first"], p["second"])))
                     out.add((pair, r["region"], loc.get("file"), loc.get("line"), a.get("function")))
     return out
@@ -581,7 +581,7 @@ def decide(m, after, before, frel):
     intersection over its accesses)."""
     names = m.functions()
     new = sorted(a for a in after - before
-                 if m.covers(a[2], a[3] or 0) or not str(a[2]).endswith(".c") or a[4] in names)
+                 if m.covers(a[2], a[3] or 0) or str(a[2]).endswith(".h") or a[4] in names)
     old = [a for a in before if m.covers(a[2], a[3] or 0)]
     m.new_accesses = [list(a[:1][0]) + list(a[1:]) for a in sorted(after - before)][:50]
     if new:
