@@ -306,13 +306,16 @@ class Mutant:
         self.rel, self.function, self.lock, self.edits = rel, function, lock, edits
         self.first_line, self.last_line, self.what = first_line, last_line, what
         self.outcome, self.detail, self.judgement = None, "", None
-        # Lines of the driver functions the section calls, transitively: [(file, first, last)].
+        # The driver functions the section calls, transitively: [(file, first line, last line, name)].
         self.callees = []
 
     def covers(self, file, line):
         if file == self.rel and self.first_line <= line <= self.last_line:
             return True
         return any(file == c[0] and c[1] <= line <= c[2] for c in self.callees)
+
+    def key(self):
+        return (self.rel, self.first_line, self.function, self.lock)
 
     def functions(self):
         """The section's function and the functions it calls."""
