@@ -807,14 +807,21 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         };
         let start = super::place::add_offset(object.address.clone(), leaf.offset as i128);
         let end = leaf.repeats_until.map(|e| e as i128).unwrap_or(leaf.offset as i128 + leaf.size as i128);
-        let single = leaf.repeats_until.is_none() && leaf.size <= layout::size_of(leaf.ty);
+        // A flexible array member (`T data[]`, size 0) ends where the
+        // allocation ends, not at the record's static size: its leaves
+        // reach every address from their first one on (an empty range
+        // here made every path through a whole-record access infeasible).
+        let flexible = end <= leaf.offset as i128;
+        let single = !flexible && leaf.repeats_until.is_none() && leaf.size <= layout::size_of(leaf.ty);
         if single {
             return Place::Mem { key, address: start };
         }
         let a = self.tmp();
         self.b.push(crate::ir::Command::Havoc { vars: vec![a], span: None });
         self.s.privacy.within.push((a, object.address.clone()));
-        self.b.assume(Expr::and(Expr::le(start, Expr::var(a)), Expr::lt(Expr::var(a), super::place::add_offset(object.address.clone(), end))), None);
+        let from = Expr::le(start, Expr::var(a));
+        let range = if flexible { from } else { Expr::and(from, Expr::lt(Expr::var(a), super::place::add_offset(object.address.clone(), end))) };
+        self.b.assume(range, None);
         Place::Mem { key, address: Expr::var(a) }
     }
 }
