@@ -30,8 +30,7 @@
 //!   below `HEAP`, or into an object init created when init ran alone
 //!   first (probe's private structure, handed to a callback through the
 //!   object it registered); never into an object one of the two threads
-//!   creates. The replay rejects an argument into an object of init's
-//!   that no registration of init's published.
+//!   creates.
 //!
 //! `HEAP` is 2^64, above every value of a C pointer, so no integer a
 //! driver computes from its arguments reaches it except through an
