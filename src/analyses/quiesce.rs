@@ -61,7 +61,8 @@ pub fn resolve(program: &mut Program) {
 /// entry points that `concurrent` says may run beside one that reaches the
 /// command can make a target live again while it runs.
 pub fn resolve_with(program: &mut Program, concurrent: Concurrent<'_>) {
-    let (_, effective) = analyse(program, concurrent);
+    let (summaries, effective) = analyse(program, concurrent);
+    program.quiesce_summaries = Some(summaries);
     for (p, b, i, names) in effective {
         if let Command::Quiesce { effective, .. } = &mut program.procedures[p].blocks[b].commands[i] {
             *effective = names;
@@ -69,9 +70,11 @@ pub fn resolve_with(program: &mut Program, concurrent: Concurrent<'_>) {
     }
 }
 
-/// What each procedure surely leaves quiesced when it returns.
+/// What each procedure surely leaves quiesced when it returns: the
+/// summaries [`resolve_with`] stored, or, for a program it did not run on,
+/// computed taking every two entry points to be able to run together.
 pub fn summaries(program: &Program) -> Quiesced {
-    analyse(program, &|_, _| true).0
+    program.quiesce_summaries.clone().unwrap_or_else(|| analyse(program, &|_, _| true).0)
 }
 
 /// The summaries, and the effective set of every quiesce command.

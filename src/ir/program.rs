@@ -320,6 +320,11 @@ pub struct Program {
     /// The size in bytes of each global whose address is an uninterpreted
     /// constant (`addr_NAME()`).
     pub global_sizes: std::collections::BTreeMap<FuncId, u64>,
+    /// What each procedure surely leaves quiesced when it returns (entry
+    /// point indices), as the analysis that filled the `quiesce` commands'
+    /// effective sets found it (`crate::analyses::quiesce::resolve_with`);
+    /// `None` before that analysis ran.
+    pub quiesce_summaries: Option<std::collections::HashMap<ProcId, std::collections::BTreeSet<usize>>>,
 }
 
 /// What object a havocked address variable receives the address of.

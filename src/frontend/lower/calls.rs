@@ -176,21 +176,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // it registers nothing.
         if !self.b.is_terminated() && !self.s.models.makes_nothing_live.contains_key(name) {
             let span = Some(self.span(c));
-            let targets = self.assumed_targets();
+            let targets = self.s.assumed_targets.clone();
             self.b.push(Command::MakeLive { function: name.to_string(), targets, assumed: true, span });
         }
         value
-    }
-
-    /// What a call no model describes may make live: every callback but
-    /// the sealed ones, which only a call given their address can start
-    /// ([`crate::frontend::sealed`]; such a call exposes them); `None`:
-    /// every callback.
-    fn assumed_targets(&self) -> Option<Vec<String>> {
-        if self.s.sealed.is_empty() {
-            return None;
-        }
-        Some(self.s.entry_kinds.iter().map(|(f, _)| f).filter(|f| !self.s.sealed.contains(*f)).cloned().collect())
     }
 
     /// A call to a function with neither body nor model: its arguments are
@@ -253,7 +242,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
             self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
             let span = Some(self.span(c));
-            let targets = self.assumed_targets();
+            let targets = self.s.assumed_targets.clone();
             self.b.push(Command::MakeLive { function: what, targets, assumed: true, span });
             return Expr::var(self.havoc());
         }

@@ -53,8 +53,10 @@ pub struct Shared<'m> {
     /// registrations (for the callbacks a registration makes live).
     pub entry_kinds: Vec<(String, Vec<crate::models::EntryKind>)>,
     /// The entry points an unknown call cannot make live
-    /// ([`crate::frontend::sealed`]).
-    pub sealed: std::collections::BTreeSet<String>,
+    /// What a call no model describes may make live: every entry point but
+    /// the sealed ones ([`crate::frontend::sealed`], which only a call
+    /// given their address can start); `None`: every callback.
+    pub assumed_targets: Option<Vec<String>>,
     /// Every entry point's function with the structure of each of its
     /// registrations (`None`: not a structure field), for `quiesces`.
     pub entry_records: Vec<(String, Vec<super::quiesce::OriginInfo>)>,
@@ -82,7 +84,7 @@ impl<'m> Shared<'m> {
             pending: Vec::new(),
             bit_locks: super::bitlocks::BitLockLog::default(),
             entry_kinds: Vec::new(),
-            sealed: Default::default(),
+            assumed_targets: None,
             entry_records: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),

@@ -118,7 +118,11 @@ pub fn lower_from<'t>(
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     shared.entry_records = quiesce::entry_records(&entry_points.entry_points);
-    shared.sealed = entry_points.sealed.clone();
+    if !entry_points.sealed.is_empty() {
+        shared.assumed_targets = Some(
+            entry_points.entry_points.iter().map(|e| &e.function).filter(|f| !entry_points.sealed.contains(*f)).cloned().collect(),
+        );
+    }
     if let Some(main_id) = main_id {
         shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
     }
