@@ -118,7 +118,7 @@ fn analyse(program: &Program, concurrent: Concurrent<'_>) -> (Quiesced, Vec<(Pro
             (p, set)
         })
         .collect();
-    let mut cx = Cx { liveness: &liveness, roles: &roles, live_within: HashMap::new(), summaries: Quiesced::new(), beside, current: None };
+    let mut cx = Cx { liveness: &liveness, roles: &roles, live_within: HashMap::new(), summaries: Quiesced::new(), beside, current: None, rearming: HashMap::new() };
     // Summaries grow from empty sets to a fixpoint (bounded: each round
     // that changes something adds an entry point to a summary).
     for _ in 0..=roles.len() * relevant.len() {
@@ -153,12 +153,24 @@ struct Cx<'a> {
     beside: HashMap<ProcId, BTreeSet<usize>>,
     /// The procedure being analysed.
     current: Option<ProcId>,
+    /// Per `rearmed-by` list, the liveness that counts only those calls.
+    rearming: HashMap<Vec<String>, std::rc::Rc<Liveness>>,
 }
 
 /// The effective set of each quiesce command, by block and position.
 type Effective = Vec<((BlockId, usize), BTreeSet<usize>)>;
 
 impl Cx<'_> {
+    /// The liveness that counts only calls of `functions` (cached).
+    fn rearming(&mut self, program: &Program, functions: &[String]) -> std::rc::Rc<Liveness> {
+        if let Some(l) = self.rearming.get(functions) {
+            return l.clone();
+        }
+        let l = std::rc::Rc::new(Liveness::of_functions(program, functions));
+        self.rearming.insert(functions.to_vec(), l.clone());
+        l
+    }
+
     /// What a call to `q` may make live (closed).
     fn made_live(&mut self, program: &Program, q: ProcId) -> LiveSet {
         if let Some(set) = self.live_within.get(&q) {
@@ -175,7 +187,7 @@ impl Cx<'_> {
     /// Q, nor init or exit, plus the members of Q that E's callbacks may
     /// have made live again before they stopped) may make a member of E
     /// live; with `self="waits"`, no member of E may make one live either.
-    fn effective(&self, wanted: BTreeSet<usize>, q: &BTreeSet<usize>, stops_self: bool) -> BTreeSet<usize> {
+    fn effective(&self, wanted: BTreeSet<usize>, q: &BTreeSet<usize>, stops_self: bool, rearm: Option<&Liveness>) -> BTreeSet<usize> {
         let mut e = wanted;
         loop {
             if e.is_empty() {
@@ -198,7 +210,15 @@ impl Cx<'_> {
                 None => s.extend(q.iter().copied()),
                 Some(set) => s.extend(set.iter().copied().filter(|y| q.contains(y) && !e.contains(y))),
             }
-            if !stops_self && by_e.as_ref().is_none_or(|set| set.iter().any(|y| e.contains(y))) {
+            if let Some(rearm) = rearm {
+                let mut by_e_rearm: LiveSet = Some(BTreeSet::new());
+                for &x in &e {
+                    super::super::instrument::lockset::join_sets(&mut by_e_rearm, &rearm.per_entry[x]);
+                }
+                if !stops_self && by_e_rearm.as_ref().is_none_or(|set| set.iter().any(|y| e.contains(y))) {
+                    return BTreeSet::new();
+                }
+            } else if !stops_self && by_e.as_ref().is_none_or(|set| set.iter().any(|y| e.contains(y))) {
                 return BTreeSet::new();
             }
             // What S may make live, closed over callbacks making others live
@@ -209,10 +229,27 @@ impl Cx<'_> {
             // beside the caller (made live, they still wait for it).
             let roles = self.roles;
             let stop = |x: usize| matches!(roles[x], Role::Init | Role::Exit) || beside.is_some_and(|b| !b.contains(&x));
-            let Some(closed) = self.liveness.close_unless(&Some(s), &stop) else {
+            let closed = self.liveness.close_unless(&Some(s), &stop);
+            // With `rearmed-by`, what may run re-arms a target only through
+            // a call of one of those functions in its body.
+            let rearmed: LiveSet = match (rearm, closed) {
+                (None, closed) => closed,
+                (Some(rearm), closed) => {
+                    let runnable: Vec<usize> = match closed {
+                        Some(set) => set.into_iter().filter(|x| !stop(*x)).collect(),
+                        None => (0..self.roles.len()).filter(|x| !stop(*x)).collect(),
+                    };
+                    let mut set: LiveSet = Some(BTreeSet::new());
+                    for x in runnable {
+                        super::super::instrument::lockset::join_sets(&mut set, &rearm.per_entry[x]);
+                    }
+                    set
+                }
+            };
+            let Some(rearmed) = rearmed else {
                 return BTreeSet::new();
             };
-            let next: BTreeSet<usize> = e.iter().copied().filter(|t| !closed.contains(t)).collect();
+            let next: BTreeSet<usize> = e.iter().copied().filter(|t| !rearmed.contains(t)).collect();
             if next == e {
                 return e;
             }
@@ -287,10 +324,11 @@ impl Cx<'_> {
                         state.extend(s.iter().copied());
                     }
                 }
-                Command::Quiesce { targets, stops_self, .. } => {
+                Command::Quiesce { targets, stops_self, rearmed_by, .. } => {
                     let stops_self = *stops_self;
                     let wanted: BTreeSet<usize> = targets.iter().filter_map(|t| self.liveness.index.get(t).copied()).collect();
-                    let eff = self.effective(wanted, state, stops_self);
+                    let rearm = (!rearmed_by.is_empty()).then(|| self.rearming(program, rearmed_by));
+                    let eff = self.effective(wanted, state, stops_self, rearm.as_deref());
                     state.extend(eff.iter().copied());
                     if let Some(out) = out.as_deref_mut() {
                         out.push(((b, i), eff));
@@ -314,7 +352,14 @@ mod tests {
     }
 
     fn quiesce(target: &str) -> Command {
-        Command::Quiesce { function: "q".into(), targets: vec![target.into()], stops_self: true, effective: Vec::new(), span: None }
+        Command::Quiesce {
+            function: "q".into(),
+            targets: vec![target.into()],
+            stops_self: true,
+            rearmed_by: Vec::new(),
+            effective: Vec::new(),
+            span: None,
+        }
     }
 
     fn make_live(target: &str) -> Command {

@@ -21,4 +21,5 @@ pub mod input;
 pub mod kbuild;
 pub mod lower;
 pub mod parse;
+pub mod registered;
 pub mod sealed;

@@ -208,6 +208,10 @@ pub struct LocksetProgram {
     /// Whether some `quiesce` command clears `LIVE` for some partner (then
     /// `LIVE` is not monotone).
     pub quiesces: bool,
+    /// Pairs (entry point, partner), by index, where the partner cannot be
+    /// running when the entry point starts ([`quiet_at_begin`]): `LIVE`
+    /// starts false.
+    pub quiet_at_start: BTreeSet<(usize, usize)>,
 }
 
 /// A set of entry points made live (indices into
@@ -247,7 +251,22 @@ impl Liveness {
         Liveness::new(lowered, &entries)
     }
 
+    /// The liveness counting only the `live` commands of calls to
+    /// `functions` that a model describes (not `live assumed`): what can
+    /// re-arm a callback that only those functions re-arm.
+    pub(crate) fn of_functions(lowered: &Program, functions: &[String]) -> Liveness {
+        let entries: Vec<(String, Vec<ProcId>)> =
+            lowered.entry_points.values().map(|e| (e.name.clone(), lowered.reachable(e.procedure))).collect();
+        Liveness::build(lowered, &entries, &|c| {
+            matches!(c, Command::MakeLive { function, assumed: false, .. } if functions.contains(function))
+        })
+    }
+
     fn new(lowered: &Program, entries: &[(String, Vec<ProcId>)]) -> Liveness {
+        Liveness::build(lowered, entries, &|_| true)
+    }
+
+    fn build(lowered: &Program, entries: &[(String, Vec<ProcId>)], counts: &dyn Fn(&Command) -> bool) -> Liveness {
         let index: std::collections::HashMap<String, usize> = entries.iter().enumerate().map(|(i, e)| (e.0.clone(), i)).collect();
         let mut direct = std::collections::HashMap::new();
         for (p, procedure) in lowered.procedures.iter() {
@@ -256,6 +275,9 @@ impl Liveness {
             for (_, block) in procedure.blocks.iter() {
                 for c in &block.commands {
                     if let Command::MakeLive { targets, .. } = c {
+                        if !counts(c) {
+                            continue;
+                        }
                         any = true;
                         join(&mut set, &targets_of(&index, targets));
                     }
@@ -366,7 +388,81 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
     let region_of = ghost.region_vars().map(|(r, v)| (v, r)).collect();
     let quiesced_within = crate::analyses::quiesce::summaries(lowered);
     let quiesces = cx.quiesces;
-    LocksetProgram { program, ghost, region_of, entries, watched, sites, live_within, quiesced_within, quiesces }
+    let quiet_at_start = quiet_at_begin(lowered, &liveness, &quiesced_within);
+    LocksetProgram { program, ghost, region_of, entries, watched, sites, live_within, quiesced_within, quiesces, quiet_at_start }
+}
+
+/// The callbacks not running when a `begin` callback of a lifetime rule
+/// with `quiet-at-begin` starts (`ndo_open`: the device is down, either
+/// never opened or closed by `ndo_stop`).
+///
+/// Let B be the rule's begin entry points and E its end ones. Outside the
+/// object's life, what may be live is L0: the closure of what every entry
+/// point but B makes live, not passing through B. A callback B made live
+/// in an earlier life may still be live unless every end entry point
+/// leaves it quiesced when it returns (its quiescing summary). So what may
+/// be running when b ∈ B starts is the closure (not through B) of L0 and of
+/// what b makes live minus what every end leaves quiesced; every other
+/// entry point is quiet: the pair (b, x) starts with `LIVE` false.
+///
+/// Soundness rests on the rule's mechanism (the kernel calls begin only
+/// on an object that is new or ended, `__dev_open` only for a device
+/// without IFF_UP, under RTNL) and on one assumption (docs/soundness.md):
+/// a begin call that fails leaves no callback running that its end would
+/// have stopped, since the kernel will not call end after a failed begin.
+fn quiet_at_begin(
+    lowered: &Program,
+    liveness: &Liveness,
+    quiesced: &std::collections::HashMap<ProcId, BTreeSet<usize>>,
+) -> BTreeSet<(usize, usize)> {
+    let entries: Vec<&crate::ir::EntryPointInfo> = lowered.entry_points.values().collect();
+    let mut rules: BTreeSet<&str> = BTreeSet::new();
+    for e in &entries {
+        for o in &e.objects {
+            if o.quiet_at_begin {
+                rules.insert(&o.rule);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for rule in rules {
+        let stage_of = |e: &crate::ir::EntryPointInfo, stage: crate::models::Stage| {
+            e.objects.iter().any(|o| o.rule == rule && o.stage == stage)
+        };
+        let begins: BTreeSet<usize> = (0..entries.len()).filter(|&i| stage_of(entries[i], crate::models::Stage::Begin)).collect();
+        let ends: Vec<usize> = (0..entries.len()).filter(|&i| stage_of(entries[i], crate::models::Stage::End)).collect();
+        if begins.is_empty() || ends.is_empty() {
+            continue;
+        }
+        // What every end leaves quiesced.
+        let mut after_end: Option<BTreeSet<usize>> = None;
+        for &e in &ends {
+            let s = quiesced.get(&entries[e].procedure).cloned().unwrap_or_default();
+            after_end = Some(match after_end {
+                None => s,
+                Some(a) => a.intersection(&s).copied().collect(),
+            });
+        }
+        let after_end = after_end.unwrap_or_default();
+        let stop = |x: usize| begins.contains(&x);
+        let mut outside: LiveSet = Some(BTreeSet::new());
+        for x in (0..entries.len()).filter(|x| !begins.contains(x)) {
+            join(&mut outside, &liveness.per_entry[x]);
+        }
+        let outside = liveness.close_unless(&outside, &stop);
+        for &b in &begins {
+            let Some(mut running) = outside.clone() else { continue };
+            let Some(earlier) = liveness.close_unless(&liveness.per_entry[b], &stop) else { continue };
+            running.extend(earlier.into_iter().filter(|x| !after_end.contains(x)));
+            let Some(running) = liveness.close_unless(&Some(running), &stop) else { continue };
+            for x in 0..entries.len() {
+                if x != b && !running.contains(&x) && !begins.contains(&x) && !ends.contains(&x) {
+                    out.insert((b, x));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What instrumenting a command needs.

@@ -308,6 +308,9 @@ pub enum Command {
         /// Whether the call also stops a target that re-arms itself while
         /// the call waits (the model's `self="stops"`).
         stops_self: bool,
+        /// The only functions whose `live` commands make a quiesced target
+        /// live again (the model's `rearmed-by`); empty: any.
+        rearmed_by: Vec<String>,
         /// Those surely not running after it: no callback still live may
         /// make them live again ([`crate::analyses::quiesce`]); filled in
         /// after lowering.

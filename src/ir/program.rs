@@ -210,6 +210,8 @@ pub struct ObjectParam {
     pub param: usize,
     /// Where the call stands in the object's life.
     pub stage: crate::models::Stage,
+    /// The rule's `quiet-at-begin`.
+    pub quiet_at_begin: bool,
 }
 
 /// A pre- or postcondition.

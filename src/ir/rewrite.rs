@@ -67,10 +67,11 @@ impl Command {
             Command::MakeLive { function, targets, assumed, span } => {
                 Command::MakeLive { function: function.clone(), targets: targets.clone(), assumed: *assumed, span: span.clone() }
             }
-            Command::Quiesce { function, targets, stops_self, effective, span } => Command::Quiesce {
+            Command::Quiesce { function, targets, stops_self, rearmed_by, effective, span } => Command::Quiesce {
                 function: function.clone(),
                 targets: targets.clone(),
                 stops_self: *stops_self,
+                rearmed_by: rearmed_by.clone(),
                 effective: effective.clone(),
                 span: span.clone(),
             },

@@ -206,6 +206,10 @@ pub struct Registration {
     pub function: String,
     /// Its callback arguments.
     pub arguments: Vec<ArgumentRule>,
+    /// The only functions whose calls make a callback registered here live
+    /// (`armed-by="napi_enable"`: netif_napi_add leaves the context
+    /// disabled); empty: the usual liveness models apply.
+    pub armed_by: Vec<String>,
     /// Why the kernel calls these.
     pub reason: String,
 }
@@ -308,6 +312,8 @@ pub(super) struct RegistrationXml {
     function: String,
     #[serde(rename = "@reason")]
     reason: String,
+    #[serde(rename = "@armed-by", default)]
+    armed_by: Option<String>,
     #[serde(rename = "argument", default)]
     arguments: Vec<ArgumentXml>,
 }
@@ -387,7 +393,11 @@ pub(super) fn registration(r: RegistrationXml) -> Result<Registration, String> {
         .iter()
         .map(|a| Ok(ArgumentRule { index: a.index, kind: kind(&a.kind, &context)? }))
         .collect::<Result<Vec<_>, String>>()?;
-    Ok(Registration { function: r.function, arguments, reason: r.reason })
+    let armed_by: Vec<String> = r.armed_by.as_deref().map(|l| l.split(',').map(|n| n.trim().to_string()).collect()).unwrap_or_default();
+    if armed_by.iter().any(|n| n.is_empty()) {
+        return Err(format!("registration `{}`: `armed-by` must list function names", r.function));
+    }
+    Ok(Registration { function: r.function, arguments, armed_by, reason: r.reason })
 }
 
 /// Checks and converts one `<module-hook>`.

@@ -74,6 +74,11 @@ pub struct LifetimeRule {
     pub reason: String,
     /// The callbacks.
     pub callbacks: Vec<LifetimeCallback>,
+    /// `quiet-at-begin="true"`: the begin callback runs only on an object
+    /// that is new or whose end callback has returned, so a callback that
+    /// only begin makes live and end quiesces is not running when begin
+    /// starts ([`crate::instrument::lockset`]).
+    pub quiet_at_begin: bool,
 }
 
 impl LifetimeRule {
@@ -94,6 +99,8 @@ pub(super) struct LifetimeXml {
     _kernel: String,
     #[serde(rename = "@reason")]
     reason: String,
+    #[serde(rename = "@quiet-at-begin", default)]
+    quiet_at_begin: Option<String>,
     #[serde(rename = "callback", default)]
     callbacks: Vec<CallbackXml>,
 }
@@ -132,7 +139,15 @@ pub(super) fn rule(x: LifetimeXml) -> Result<LifetimeRule, String> {
         }
         callbacks.push(LifetimeCallback { record: record.to_string(), field: field.to_string(), param: c.param, stage });
     }
-    Ok(LifetimeRule { name: x.name, object: x.object, reason: x.reason, callbacks })
+    let quiet_at_begin = match x.quiet_at_begin.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => return Err(format!("{context}: quiet-at-begin must be true or false (got `{other}`)")),
+    };
+    if quiet_at_begin && !(callbacks.iter().any(|c| c.stage == Stage::Begin) && callbacks.iter().any(|c| c.stage == Stage::End)) {
+        return Err(format!("{context}: quiet-at-begin needs a begin and an end callback"));
+    }
+    Ok(LifetimeRule { name: x.name, object: x.object, reason: x.reason, callbacks, quiet_at_begin })
 }
 
 /// Checks a rule's callbacks against the modelled callback structures.

@@ -203,6 +203,14 @@ pub enum Makes {
     /// Every entry point stored in one of these structure fields
     /// (`makes="fields:dev_pm_ops.runtime_suspend,…"`).
     Fields(Vec<String>),
+    /// The callbacks reachable from the object the argument at this index
+    /// points to (`makes="object:0"`: a `struct pci_driver`, its `dev_pm_ops`,
+    /// its attribute groups), when the driver hands that object to nothing
+    /// else ([`crate::frontend::registered`]); any callback otherwise.
+    Object(usize),
+    /// Every entry point stored in a field of one of these structures
+    /// (`makes="structs:platform_driver,dev_pm_ops"`).
+    Structs(Vec<String>),
 }
 
 /// A function that makes callbacks live.
@@ -218,6 +226,18 @@ fn makes(function: &str, text: Option<&str>) -> Result<Makes, String> {
     match text {
         None | Some("all") => Ok(Makes::All),
         Some("args") => Ok(Makes::Args),
+        Some(t) if t.starts_with("object:") => t["object:".len()..]
+            .trim()
+            .parse::<usize>()
+            .map(Makes::Object)
+            .map_err(|_| format!("makes-live `{function}`: `{t}` is not object:INDEX")),
+        Some(t) if t.starts_with("structs:") => {
+            let list: Vec<String> = t["structs:".len()..].split(',').map(|r| r.trim().to_string()).collect();
+            if list.iter().any(|r| r.is_empty() || r.contains('.')) {
+                return Err(format!("makes-live `{function}`: `{t}` is not structs:S,S"));
+            }
+            Ok(Makes::Structs(list))
+        }
         Some(t) => match (t.strip_prefix("kinds:"), t.strip_prefix("fields:")) {
             (Some(list), _) => list
                 .split(',')
@@ -235,7 +255,7 @@ fn makes(function: &str, text: Option<&str>) -> Result<Makes, String> {
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Makes::Fields),
-            _ => Err(format!("makes-live `{function}`: `makes` must be all, args, kinds:K,K or fields:S.F,S.F (got `{t}`)")),
+            _ => Err(format!("makes-live `{function}`: `makes` must be all, args, kinds:K,K, fields:S.F,S.F, structs:S,S or object:INDEX (got `{t}`)")),
         },
     }
 }
@@ -547,6 +567,15 @@ mod tests {
 
     fn load(xml: &str) -> Result<KernelModels, ModelError> {
         KernelModels::from_files(&[(PathBuf::from("test.xml"), xml.to_string())])
+    }
+
+    #[test]
+    fn makes_names_an_object_argument_or_structures() {
+        assert_eq!(makes("f", Some("object:1")), Ok(Makes::Object(1)));
+        assert_eq!(makes("f", Some("structs:platform_driver, dev_pm_ops")), Ok(Makes::Structs(vec!["platform_driver".into(), "dev_pm_ops".into()])));
+        assert!(makes("f", Some("object:x")).is_err());
+        assert!(makes("f", Some("structs:dev_pm_ops.resume")).is_err());
+        assert!(makes("f", Some("structs:")).is_err());
     }
 
     #[test]

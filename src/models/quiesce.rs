@@ -29,6 +29,11 @@ pub struct Quiesces {
     /// waits (`timer_delete_sync`, `cancel_work_sync`, `tasklet_kill`) as
     /// opposed to waiting for the current run only (`flush_work`).
     pub stops_self: bool,
+    /// The only functions whose calls make a quiesced callback live again
+    /// (`rearmed-by="napi_enable"`: after `napi_disable` the NAPI context
+    /// keeps its SCHED bit, so `napi_schedule` cannot start the poll);
+    /// empty: any call that makes it live.
+    pub rearmed_by: Vec<String>,
     /// Why (the 6.12 mechanism).
     pub reason: String,
 }
@@ -42,6 +47,8 @@ pub(super) struct QuiescesXml {
     quiesces: String,
     #[serde(rename = "@self", default)]
     self_: Option<String>,
+    #[serde(rename = "@rearmed-by", default)]
+    rearmed_by: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
 }
@@ -65,5 +72,15 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
         Some("stops") => true,
         Some(other) => return Err(format!("quiesces `{f}`: `self` must be stops or waits (got `{other}`)")),
     };
-    Ok((x.function, Quiesces { quiesces, stops_self, reason: x.reason }))
+    let rearmed_by: Vec<String> = match x.rearmed_by.as_deref() {
+        None => Vec::new(),
+        Some(list) => {
+            let names: Vec<String> = list.split(',').map(|n| n.trim().to_string()).collect();
+            if names.iter().any(|n| n.is_empty()) {
+                return Err(format!("quiesces `{f}`: `rearmed-by` must list function names (got `{list}`)"));
+            }
+            names
+        }
+    };
+    Ok((x.function, Quiesces { quiesces, stops_self, rearmed_by, reason: x.reason }))
 }

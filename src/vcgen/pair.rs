@@ -87,7 +87,8 @@ pub fn encode_pair(
         // MODULE_STATE_COMING), where it is live only after a call that
         // makes every callback live.
         let live_from_start = entry.kind == EntryKind::Probe && lp.entries[other].kind == EntryKind::Exported;
-        for (v, value) in lp.ghost.initial_values(entry.is_init()) {
+        let quiet = lp.quiet_at_start.contains(&(i, other));
+        for (v, value) in lp.ghost.initial_values(entry.is_init() || quiet) {
             if enc.is_dropped(v) {
                 continue;
             }

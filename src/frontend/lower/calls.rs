@@ -120,7 +120,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             };
             if !self.b.is_terminated() {
                 let targets = super::quiesce::targets(self.s, &q.quiesces, &args);
-                self.b.push(Command::Quiesce { function: name, targets, stops_self: q.stops_self, effective: Vec::new(), span });
+                self.b.push(Command::Quiesce {
+                    function: name,
+                    targets,
+                    stops_self: q.stops_self,
+                    rearmed_by: q.rearmed_by.clone(),
+                    effective: Vec::new(),
+                    span,
+                });
             }
             return value;
         }
@@ -196,6 +203,24 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// The entry points a call to the `makes-live` function `name` makes
     /// live directly, as its model says; `None`: any callback.
     fn live_targets(&self, name: &str, args: &[Cursor<'t>]) -> Option<Vec<String>> {
+        let targets = self.modelled_targets(name, args);
+        if self.s.armed_only.is_empty() && (targets.is_some() || self.s.sealed.is_empty()) {
+            return targets;
+        }
+        // A callback that only some functions arm (a NAPI poll: only
+        // napi_enable) is made live by no other call.
+        let armed = |f: &String| self.s.armed_only.get(f).is_none_or(|by| by.iter().any(|b| b == name));
+        // A model that makes "every callback" live does not name a sealed
+        // one: only its own registrations, which take the function itself,
+        // start it ([`crate::frontend::sealed`]); a callback made live here
+        // that requests it is added by the liveness closure.
+        let unsealed = |f: &String| !self.s.sealed.contains(f);
+        let all = || self.s.entry_kinds.iter().map(|(f, _)| f.clone());
+        Some(targets.map_or_else(|| all().filter(armed).filter(unsealed).collect(), |t| t.into_iter().filter(armed).collect()))
+    }
+
+    /// The entry points the model of `name` names; `None`: any callback.
+    fn modelled_targets(&self, name: &str, args: &[Cursor<'t>]) -> Option<Vec<String>> {
         let models = self.s.models;
         let mut out = match &models.makes_live.get(name)?.makes {
             Makes::All => return None,
@@ -208,6 +233,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 out
             }
             Makes::Fields(fields) => super::quiesce::stored_in(self.s, fields),
+            Makes::Structs(records) => self
+                .s
+                .entry_records
+                .iter()
+                .filter(|(_, os)| os.iter().any(|o| o.record.as_ref().is_some_and(|r| records.iter().any(|x| x == r))))
+                .map(|(f, _)| f.clone())
+                .collect(),
+            Makes::Object(index) => {
+                let reachable = self.s.registered.callbacks(*args.get(*index)?)?;
+                reachable.into_iter().filter(|f| self.s.entry_kinds.iter().any(|(e, _)| e == f)).collect()
+            }
             Makes::Kinds(kinds) => {
                 self.s.entry_kinds.iter().filter(|(_, ks)| ks.iter().any(|k| kinds.contains(k))).map(|(f, _)| f.clone()).collect()
             }

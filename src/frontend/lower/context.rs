@@ -57,6 +57,14 @@ pub struct Shared<'m> {
     /// the sealed ones ([`crate::frontend::sealed`], which only a call
     /// given their address can start); `None`: every callback.
     pub assumed_targets: Option<Vec<String>>,
+    /// The entry points whose every registration says which functions
+    /// alone arm them (`armed-by`), with those functions.
+    pub armed_only: HashMap<String, Vec<String>>,
+    /// The sealed entry points ([`crate::frontend::sealed`]).
+    pub sealed: std::collections::BTreeSet<String>,
+    /// The global objects whose callbacks only their initialisers set, for
+    /// `makes="object:N"` ([`crate::frontend::registered`]).
+    pub registered: crate::frontend::registered::RegisteredObjects,
     /// Every entry point's function with the structure of each of its
     /// registrations (`None`: not a structure field), for `quiesces`.
     pub entry_records: Vec<(String, Vec<super::quiesce::OriginInfo>)>,
@@ -85,6 +93,9 @@ impl<'m> Shared<'m> {
             bit_locks: super::bitlocks::BitLockLog::default(),
             entry_kinds: Vec::new(),
             assumed_targets: None,
+            registered: Default::default(),
+            armed_only: HashMap::new(),
+            sealed: Default::default(),
             entry_records: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),

@@ -118,14 +118,23 @@ pub fn lower_from<'t>(
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     shared.entry_records = quiesce::entry_records(&entry_points.entry_points);
-    if !entry_points.sealed.is_empty() {
+    shared.armed_only = armed_only(models, &entry_points.entry_points);
+    shared.sealed = entry_points.sealed.clone();
+    if !entry_points.sealed.is_empty() || !shared.armed_only.is_empty() {
         shared.assumed_targets = Some(
-            entry_points.entry_points.iter().map(|e| &e.function).filter(|f| !entry_points.sealed.contains(*f)).cloned().collect(),
+            entry_points
+                .entry_points
+                .iter()
+                .map(|e| &e.function)
+                .filter(|f| !entry_points.sealed.contains(*f) && !shared.armed_only.contains_key(*f))
+                .cloned()
+                .collect(),
         );
     }
     if let Some(main_id) = main_id {
         shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
     }
+    shared.registered = crate::frontend::registered::RegisteredObjects::analyse(tu, models);
     // Functions stored in a structure field (a driver-internal ops table)
     // may be called through it from anywhere: lower them too, so that such
     // calls resolve to their bodies.
@@ -242,7 +251,12 @@ fn object_params(models: &KernelModels, ep: &crate::frontend::entry_points::Entr
             .collect();
         let Some(Some(first)) = found.first().copied() else { continue };
         if found.iter().all(|f| *f == Some(first)) {
-            out.push(crate::ir::ObjectParam { rule: rule.name.clone(), param: first.0, stage: first.1 });
+            out.push(crate::ir::ObjectParam {
+                rule: rule.name.clone(),
+                param: first.0,
+                stage: first.1,
+                quiet_at_begin: rule.quiet_at_begin,
+            });
         }
     }
     out
@@ -284,3 +298,30 @@ fn span_of(main_file: &Arc<Path>, c: Cursor<'_>) -> Span {
 
 /// The procedure id of every lowered function, by USR.
 pub type ProcedureMap = HashMap<String, ProcId>;
+
+/// The entry points whose every registration is a call whose model says
+/// which functions alone arm the callback (`armed-by`), with the union of
+/// those functions. A call without model cannot arm them: netif_napi_add
+/// leaves the NAPI context with its SCHED bit set, and only napi_enable
+/// clears it (net/core/dev.c).
+fn armed_only(models: &KernelModels, entries: &[crate::frontend::entry_points::EntryPoint]) -> std::collections::HashMap<String, Vec<String>> {
+    use crate::frontend::entry_points::Via;
+    let mut out = std::collections::HashMap::new();
+    for e in entries {
+        let mut by: Vec<String> = Vec::new();
+        let all = !e.origins.is_empty()
+            && e.origins.iter().all(|o| match &o.via {
+                Via::Call { function, .. } => models.registrations.get(function).is_some_and(|r| {
+                    by.extend(r.armed_by.iter().cloned());
+                    !r.armed_by.is_empty()
+                }),
+                _ => false,
+            });
+        if all {
+            by.sort();
+            by.dedup();
+            out.insert(e.function.clone(), by);
+        }
+    }
+    out
+}

@@ -22,7 +22,7 @@ use crate::models::{EntryKind, Quiesced};
 #[derive(Clone, Debug)]
 pub struct OriginInfo {
     kind: EntryKind,
-    record: Option<String>,
+    pub(super) record: Option<String>,
     holder: Option<String>,
     object: Option<String>,
     /// `record.field` when the function is stored in a structure field.
