@@ -224,6 +224,10 @@ pub struct Exec<'a> {
     /// its round after the yield before the wait, and whether it is active
     /// there.
     pub(super) waits: Vec<(Who, Round, TermId)>,
+    /// Init halts at a loop bound instead of dropping the path (program
+    /// start mode: `main` preempted forever there is an execution of the
+    /// program; the pair runs from the memory it left).
+    pub halt_init: bool,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -293,6 +297,7 @@ impl<'a> Exec<'a> {
             ends: HashMap::new(),
             starts: HashMap::new(),
             waits: Vec::new(),
+            halt_init: false,
         }
     }
 
@@ -631,6 +636,11 @@ impl<'a> Exec<'a> {
                             Edge::Truncated(head) => {
                                 let at = loop_line(&self.program.procedures[p], head);
                                 self.hits.insert(Hit::Unroll(name.clone(), at));
+                                if who == Who::Init && self.halt_init {
+                                    // Init halts: nothing of it runs past
+                                    // here, and the path stays possible.
+                                    continue;
+                                }
                                 let mut stopped = state.clone();
                                 self.stop(who, &mut stopped, taken);
                                 exits.push((taken, stopped));

@@ -144,6 +144,11 @@ pub struct Claim {
     pub region: RegionId,
     /// Whether `--strict` (any write counts).
     pub strict: bool,
+    /// Whether memory started as the C program's ([`super::start`]): then
+    /// an initial value is the global's start value, and a witness that
+    /// reads any other initial value of shared memory, or a value the
+    /// lowering leaves uninterpreted, is rejected.
+    pub program_start: bool,
 }
 
 /// What the replay found.
@@ -277,6 +282,8 @@ struct Interp<'p, 'o, 'a, 'c> {
     finished: Vec<Who>,
     /// The threads past their start (their entry point running or done).
     started: Vec<Who>,
+    /// The globals' start values, in program-start mode.
+    start: Option<super::start::StartValues>,
 }
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
@@ -291,6 +298,7 @@ pub fn replay(
     closure: &super::liveness::LiveClosure,
 ) -> Outcome {
     let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
+    let start = claim.program_start.then(|| super::start::StartValues::of(program));
     let mut it = Interp {
         program,
         trace,
@@ -318,6 +326,7 @@ pub fn replay(
             .collect(),
         finished: Vec::new(),
         started: Vec::new(),
+        start,
     };
     match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
@@ -762,6 +771,11 @@ impl Interp<'_, '_, '_, '_> {
             if let Some(v) = self.private.get(&(who, region, a)) {
                 return Ok(*v);
             }
+            // A thread-private copy of a global starts as the global; a
+            // local's uninitialised memory may hold anything.
+            if let Some(v) = self.start_value(a, false)? {
+                return Ok(v);
+            }
             let name = format!("m0.{}.r{}", who.tag(), region.as_u32());
             let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
             return Ok(v);
@@ -769,11 +783,30 @@ impl Interp<'_, '_, '_, '_> {
         if let Some(v) = self.memory.get(&(region, a)) {
             return Ok(*v);
         }
+        if let Some(v) = self.start_value(a, true)? {
+            self.memory.insert((region, a), v);
+            return Ok(v);
+        }
         let name = format!("m0.r{}", region.as_u32());
         let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
         self.not_into_pair_object(v, "initial memory")?;
         self.memory.insert((region, a), v);
         Ok(v)
+    }
+
+    /// In program-start mode, the start value at `a` of a global; for
+    /// shared memory (`shared`) outside every global, or inside a global
+    /// whose start value is not recorded, a rejection: no `false` rests on
+    /// an arbitrary initial value. `None` outside program-start mode and
+    /// for private memory outside the globals.
+    fn start_value(&self, a: i128, shared: bool) -> Run<Option<i128>> {
+        let Some(start) = &self.start else { return Ok(None) };
+        match start.at(a) {
+            Ok(Some(v)) => Ok(Some(v)),
+            Ok(None) if !shared => Ok(None),
+            Ok(None) => reject("the witness reads shared memory no thread wrote, outside the globals"),
+            Err(()) => reject("the witness reads the initial value of a global whose initialiser racewatch does not know"),
+        }
     }
 
     fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) {
@@ -863,11 +896,37 @@ impl Interp<'_, '_, '_, '_> {
             }
         }
         let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);
+        if self.start.is_some() && applies_function(self.oracle.terms, t) {
+            // A bit operation, a wrap-around or another function the
+            // lowering leaves uninterpreted: the model's value need not be
+            // the C program's.
+            return reject("the witness computes a value the lowering leaves uninterpreted");
+        }
         match e.sort_of(program) {
             Ok(Sort::Bool) => self.oracle.bool(t).map(i128::from).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
             _ => self.oracle.int(t).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
         }
     }
+}
+
+/// Whether a term still applies an uninterpreted function to arguments
+/// (a constant such as a global's address applies none).
+fn applies_function(terms: &TermBank, t: TermId) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let term = terms.term(x);
+        if let crate::solver::Term::App(_, args) = term {
+            if !args.is_empty() {
+                return true;
+            }
+        }
+        work.extend(term.children());
+    }
+    false
 }
 
 fn at(span: Option<&crate::diagnostics::Span>) -> String {

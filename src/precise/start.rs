@@ -1,0 +1,106 @@
+//! Program-start memory (`racewatch svcomp`): the globals hold what the C
+//! program's definitions say when `main` starts, instead of arbitrary
+//! values.
+//!
+//! # Algorithm
+//!
+//! The globals are laid out as [`super::separation::global_layout`] places
+//! them (one range per address function of known size). A global the
+//! lowering recorded in [`crate::ir::Program::zero_globals`] reads 0 at
+//! every address of its range; one in
+//! [`crate::ir::Program::global_values`] reads its constant at its base
+//! address. Every other address keeps the arbitrary initial memory
+//! (`m0`): heap objects, locals, globals whose initial value the lowering
+//! did not record.
+//!
+//! # Soundness
+//!
+//! C11 6.7.9p10 and 5.1.2p1: objects of static storage duration are
+//! initialised before program start, to zero without an initialiser, to
+//! their initialiser's value otherwise; `main` is the program's first code
+//! and its thread the only one. Fixing the recorded globals removes only
+//! executions the program cannot have, so it is used only where a witness
+//! claims an execution of the program (svcomp's `false`). The replay
+//! ([`super::replay`]) uses the same values, and in program-start mode
+//! rejects a witness that reads the initial value of any other address of
+//! a shared region (an unrecorded global, or memory no one wrote), so no
+//! `false` rests on an arbitrary initial value.
+
+use crate::ir::Program;
+use crate::solver::{TermBank, TermId};
+
+/// What a global holds at program start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Every byte zero.
+    Zero,
+    /// A scalar: this value at its base address.
+    Scalar(i128),
+}
+
+/// The start values of the globals: base, size, value.
+#[derive(Clone, Debug, Default)]
+pub struct StartValues {
+    globals: Vec<(i128, i128, Option<Start>)>,
+}
+
+impl StartValues {
+    /// The globals of `program`, laid out as the separation lays them out.
+    pub fn of(program: &Program) -> StartValues {
+        let layout = super::separation::global_layout(program);
+        let globals = program
+            .global_sizes
+            .keys()
+            .zip(layout)
+            .map(|(f, (base, size))| {
+                let start = if program.zero_globals.contains(f) {
+                    Some(Start::Zero)
+                } else {
+                    program.global_values.get(f).map(|v| Start::Scalar(*v))
+                };
+                (base, size, start)
+            })
+            .collect();
+        StartValues { globals }
+    }
+
+    /// The start value at a concrete address: `Ok(Some(v))` inside a
+    /// global whose start value is recorded, `Ok(None)` outside every
+    /// global, `Err(())` inside a global whose value is not recorded.
+    pub fn at(&self, address: i128) -> Result<Option<i128>, ()> {
+        for &(base, size, start) in &self.globals {
+            if base <= address && address < base + size {
+                return match start {
+                    Some(Start::Zero) => Ok(Some(0)),
+                    Some(Start::Scalar(v)) if address == base => Ok(Some(v)),
+                    _ => Err(()),
+                };
+            }
+        }
+        Ok(None)
+    }
+
+    /// The start value at a symbolic address over the arbitrary `base`:
+    /// an `if-then-else` over the recorded globals.
+    pub fn term(&self, t: &mut TermBank, address: TermId, base: TermId) -> TermId {
+        let mut out = base;
+        for &(lo, size, start) in self.globals.iter().rev() {
+            let (inside, value) = match start {
+                Some(Start::Zero) => {
+                    let l = t.int(lo);
+                    let h = t.int(lo + size);
+                    let above = t.le(l, address);
+                    let below = t.lt(address, h);
+                    (t.and(&[above, below]), t.int(0))
+                }
+                Some(Start::Scalar(v)) => {
+                    let l = t.int(lo);
+                    (t.eq(address, l), t.int(v))
+                }
+                None => continue,
+            };
+            out = t.ite(inside, value, out);
+        }
+        out
+    }
+}
