@@ -182,7 +182,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     // arbitrary memory.
     let init_fits = init.is_some_and(|p| {
         let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false, Default::default()), BTreeSet::new(), false, bounds(options));
-        e.halt_init = options.program_start;
+        e.program_start = options.program_start;
         e.thread(Who::Init, p, &[], false);
         // In program-start mode init may halt at a loop bound.
         let allowed = |h: &Hit| matches!(h, Hit::AssumedLive(..)) || (options.program_start && matches!(h, Hit::Unroll(..)));
@@ -322,7 +322,7 @@ impl Setup<'_> {
                 self.options.strict,
                 bounds(self.options),
             );
-            exec.halt_init = self.options.program_start;
+            exec.program_start = self.options.program_start;
             exec.separate_globals();
             exec.set_pair(&first.name, &second.name, self.closure.clone());
             if let (Some(init), true) = (self.init, run_init) {

@@ -284,6 +284,9 @@ struct Interp<'p, 'o, 'a, 'c> {
     started: Vec<Who>,
     /// The globals' start values, in program-start mode.
     start: Option<super::start::StartValues>,
+    /// The havocked variables that receive addresses, in program-start
+    /// mode.
+    address_havocs: std::collections::HashSet<VarId>,
 }
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
@@ -299,6 +302,7 @@ pub fn replay(
 ) -> Outcome {
     let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
     let start = claim.program_start.then(|| super::start::StartValues::of(program));
+    let address_havocs = if claim.program_start { super::start::address_havocs(program) } else { Default::default() };
     let mut it = Interp {
         program,
         trace,
@@ -327,6 +331,7 @@ pub fn replay(
         finished: Vec::new(),
         started: Vec::new(),
         start,
+        address_havocs,
     };
     match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
@@ -581,6 +586,9 @@ impl Interp<'_, '_, '_, '_> {
                         // A havoc may stand for an address inside an object
                         // (a ranged access of a model), so it is not checked.
                         None => match self.oracle.value(t, sort) {
+                            Some(x) if self.start.is_some() && sort == Sort::Int && !super::start::havoc_allowed(x) && !self.address_havocs.contains(v) => {
+                                return reject("a havocked value outside what every integer type holds");
+                            }
                             Some(v) => v,
                             None => return reject("the model gives no value to a havoc"),
                         },
@@ -646,10 +654,20 @@ impl Interp<'_, '_, '_, '_> {
             }
             Command::Unlock { lock, mode, .. } => self.release(*lock, *mode),
             Command::MakeLive { targets, assumed, .. } => {
-                for start in &self.trace.threads {
-                    if self.closure.makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)) {
-                        self.live.insert(start.who);
-                    }
+                let made: Vec<Who> = self
+                    .trace
+                    .threads
+                    .iter()
+                    .filter(|start| self.closure.makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)))
+                    .map(|start| start.who)
+                    .collect();
+                let same = self.names.get(&Who::T1).is_some_and(|n| self.names.get(&Who::T2) == Some(n));
+                if self.start.is_some() && same && made.contains(&Who::T1) && made.contains(&Who::T2) {
+                    // A self-pair: each pthread_create starts one thread.
+                    let next = if self.live.contains(&Who::T1) { Who::T2 } else { Who::T1 };
+                    self.live.insert(next);
+                } else {
+                    self.live.extend(made);
                 }
                 // A registration publishes what its thread created.
                 for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {

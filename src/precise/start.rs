@@ -13,6 +13,13 @@
 //! (`m0`): heap objects, locals, globals whose initial value the lowering
 //! did not record.
 //!
+//! Havocked values: the lowering havocs a model's results (a
+//! `__VERIFIER_nondet_int`, a thread handle) as unbounded integers, but a
+//! C value has its type's range. In program-start mode every havocked
+//! integer that is not an address (one used directly as a load's or
+//! store's address: a model's write inside an object) is 0 or 1, values
+//! every integer type holds.
+//!
 //! # Soundness
 //!
 //! C11 6.7.9p10 and 5.1.2p1: objects of static storage duration are
@@ -26,7 +33,8 @@
 //! a shared region (an unrecorded global, or memory no one wrote), so no
 //! `false` rests on an arbitrary initial value.
 
-use crate::ir::Program;
+use crate::ir::{Command, Expr, Program, VarId};
+use std::collections::HashSet;
 use crate::solver::{TermBank, TermId};
 
 /// What a global holds at program start.
@@ -103,4 +111,25 @@ impl StartValues {
         }
         out
     }
+}
+
+/// The variables a havoc gives an address to: used directly as the
+/// address of a load or store (a model's access inside an object).
+pub fn address_havocs(program: &Program) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    for (_, p) in program.procedures.iter() {
+        for (_, b) in p.blocks.iter() {
+            for c in &b.commands {
+                if let Command::Load { address: Expr::Var(v), .. } | Command::Store { address: Expr::Var(v), .. } = c {
+                    out.insert(*v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a havocked integer may take `value` in program-start mode.
+pub fn havoc_allowed(value: i128) -> bool {
+    value == 0 || value == 1
 }
