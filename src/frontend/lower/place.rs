@@ -275,7 +275,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// left unrecorded: unknown.
     fn record_initial_value(&mut self, decl: Cursor<'t>, address: &Expr) {
         let Expr::Apply(f, _) = address else { return };
-        let Some(def) = decl.definition() else { return };
+        // A tentative definition (`int x;` at file scope, C11 6.9.2p2) is
+        // no definition for libclang, but makes the object, zero, when no
+        // declaration of the file gives it an initialiser.
+        let Some(def) = decl.definition().or_else(|| (!decl.is_extern_storage()).then_some(decl)) else { return };
         let value = match def.var_initializer() {
             None => Some(0),
             Some(init) if matches!(layout::shape(def.ty()), Shape::Scalar) && is_integer(def.ty().canonical().kind()) => match init.evaluate() {
