@@ -10,7 +10,7 @@
 //!    program may call only the modelled functions whose models are exact
 //!    for an execution ([`EXACT`]: every behaviour the model allows the
 //!    function has, up to the havocked results the precise phase bounds),
-//!    uses no trylock, no atomic section and no thread-local storage (which
+//!    uses no trylock and no thread-local storage (which
 //!    the lowering shares between threads), and the threads (and `main`)
 //!    do not read their argument (the precise phase passes an arbitrary
 //!    one, not pthread_create's).
@@ -26,7 +26,9 @@
 //!    two pthread_create calls, havocked integers stay within every
 //!    integer type, and the replay rejects a witness reading an initial
 //!    value racewatch does not know or a value the lowering leaves
-//!    uninterpreted.
+//!    uninterpreted, or switching a thread out inside an atomic section
+//!    (`__VERIFIER_atomic_*`, run holding the pseudo lock
+//!    `verifier-atomic`, as for the lockset phase).
 //! 4. A region confirmed by a replayed witness answers `false`.
 //!
 //! # Soundness
@@ -110,15 +112,11 @@ pub fn gate(stats: &LoweringStats, program: &Program, eps: &DriverEntryPoints, s
         return Some(format!("calls functions whose model is not exact for a witness: {}", inexact.join(", ")));
     }
     let mut trylock = false;
-    let mut locks = BTreeSet::new();
     for (_, p) in program.procedures.iter() {
         for (_, b) in p.blocks.iter() {
             for c in &b.commands {
                 match c {
                     Command::TryLock { .. } => trylock = true,
-                    Command::Lock { lock, .. } => {
-                        locks.insert(*lock);
-                    }
                     _ => {}
                 }
             }
@@ -127,12 +125,7 @@ pub fn gate(stats: &LoweringStats, program: &Program, eps: &DriverEntryPoints, s
     if trylock {
         return Some("a trylock (the precise phase may fail it on a free lock)".into());
     }
-    if locks.iter().any(|l| program.locks[*l].name == "verifier-atomic")
-        || program.procedures.iter().any(|(_, p)| p.body && p.name.starts_with("__VERIFIER_atomic_"))
-    {
-        return Some("an atomic section (the precise phase runs it as a lock, which other threads' code may interleave)".into());
-    }
-    if source.contains("__thread") || source.contains("_Thread_local") {
+    if has_word(source, "__thread") || has_word(source, "_Thread_local") {
         return Some("thread-local storage (lowered as shared)".into());
     }
     for ep in &eps.entry_points {
@@ -142,6 +135,16 @@ pub fn gate(stats: &LoweringStats, program: &Program, eps: &DriverEntryPoints, s
         }
     }
     None
+}
+
+/// Whether `word` occurs in `text` as a whole C identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back().is_some_and(ident);
+        let after = text[i + word.len()..].chars().next().is_some_and(ident);
+        !before && !after
+    })
 }
 
 /// Whether a procedure reads a parameter other than to copy it (the
@@ -193,6 +196,7 @@ pub fn without_waits(program: &mut Program) {
 /// where it never returns; any other body ends the path at such a wait.
 pub fn witness_program(program: &Program, eps: &DriverEntryPoints) -> Program {
     let mut out = program.clone();
+    super::svcomp_exits::atomic_functions(&mut out);
     let entries: BTreeSet<ProcId> = out
         .procedures
         .iter()

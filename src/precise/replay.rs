@@ -397,6 +397,12 @@ impl Interp<'_, '_, '_, '_> {
             return reject("a yield goes back to an earlier round");
         }
         let moved = r > th.round;
+        if moved && self.start.is_some() && self.holds_atomic(th.who) {
+            // SV-COMP's atomic sections (`__VERIFIER_atomic_*`) run without
+            // interruption; the lock that stands for them excludes only
+            // other sections.
+            return reject("a thread is switched out inside an atomic section");
+        }
         th.round = r;
         if r > self.k {
             th.done = true;
@@ -810,6 +816,14 @@ impl Interp<'_, '_, '_, '_> {
         self.not_into_pair_object(v, "initial memory")?;
         self.memory.insert((region, a), v);
         Ok(v)
+    }
+
+    /// Whether `who` holds the pseudo lock of SV-COMP's atomic sections.
+    fn holds_atomic(&self, who: Who) -> bool {
+        self.program
+            .locks
+            .iter()
+            .any(|(id, l)| l.name == "verifier-atomic" && self.locks.get(&id).copied() == Some(who.holder()))
     }
 
     /// In program-start mode, the start value at `a` of a global; for
