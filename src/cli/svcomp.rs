@@ -305,6 +305,8 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         timeout: Duration::from_secs(args.timeout.max(1)),
         deadline: Some(deadline),
         program_start: true,
+        // A race is two conflicting accesses, whatever the values.
+        strict: true,
         ..crate::precise::Options::default()
     };
     let results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &precise_options);

@@ -11,7 +11,9 @@
 //!    for an execution ([`EXACT`]: every behaviour the model allows the
 //!    function has, up to the havocked results the precise phase bounds),
 //!    uses no trylock and no thread-local storage (which
-//!    the lowering shares between threads), and the threads (and `main`)
+//!    the lowering shares between threads), no approximation of the
+//!    lowering at all (a lock through an unresolved pointer), and the
+//!    threads (and `main`)
 //!    do not read their argument (the precise phase passes an arbitrary
 //!    one, not pthread_create's).
 //! 2. The program the precise phase runs ([`witness_program`]): `main`
@@ -111,12 +113,21 @@ pub fn gate(stats: &LoweringStats, program: &Program, eps: &DriverEntryPoints, s
     if !inexact.is_empty() {
         return Some(format!("calls functions whose model is not exact for a witness: {}", inexact.join(", ")));
     }
+    // Any approximation of the lowering (a lock through a pointer it does
+    // not resolve, a construct it simplifies) may allow what the program
+    // cannot do.
+    if let Some((kind, n)) = stats.approximations.iter().find(|(_, n)| **n > 0) {
+        return Some(format!("{n} {kind} approximation(s)"));
+    }
     let mut trylock = false;
     for (_, p) in program.procedures.iter() {
         for (_, b) in p.blocks.iter() {
             for c in &b.commands {
                 match c {
                     Command::TryLock { .. } => trylock = true,
+                    Command::LockUnknown { .. } | Command::Approximation { .. } | Command::InterruptControl { .. } => {
+                        return Some("a lock or construct the lowering does not resolve".into());
+                    }
                     _ => {}
                 }
             }

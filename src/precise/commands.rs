@@ -82,7 +82,10 @@ impl Exec<'_> {
                         Some(crate::ir::Address::Allocation { may_fail }) => {
                             let a = self.bump.next();
                             let a = self.t.int(a);
-                            if may_fail {
+                            // In program-start mode an allocation succeeds:
+                            // a real outcome, and a witness never rests on
+                            // a NULL dereference, which ends the program.
+                            if may_fail && !self.program_start {
                                 let fails = self.fresh("alloc.fails", Sort::Bool);
                                 let null = self.t.int(0);
                                 self.t.ite(fails, null, a)

@@ -633,7 +633,7 @@ impl Interp<'_, '_, '_, '_> {
             Command::Store { region, address, value, access, .. } => {
                 let a = self.eval(th, address)?;
                 let v = self.eval(th, value)?;
-                self.store(th.who, *region, a, v);
+                self.store(th.who, *region, a, v)?;
                 self.accessed(th.who, site, *region, a, v, *access);
             }
             Command::Lock { lock, mode, .. } | Command::TryLock { lock, mode, .. } => {
@@ -790,7 +790,17 @@ impl Interp<'_, '_, '_, '_> {
         }
     }
 
+    /// In program-start mode, an access near address 0 is a NULL
+    /// dereference, which ends the program rather than racing.
+    fn not_null(&self, a: i128) -> Run<()> {
+        if self.start.is_some() && (0..4096).contains(&a) {
+            return reject("the witness dereferences NULL");
+        }
+        Ok(())
+    }
+
     fn load(&mut self, who: Who, region: RegionId, a: i128) -> Run<i128> {
+        self.not_null(a)?;
         if self.private_regions.contains(&region) {
             if let Some(v) = self.private.get(&(who, region, a)) {
                 return Ok(*v);
@@ -841,13 +851,15 @@ impl Interp<'_, '_, '_, '_> {
         }
     }
 
-    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) {
+    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) -> Run<()> {
+        self.not_null(a)?;
         if self.private_regions.contains(&region) {
             self.private.insert((who, region, a), v);
-            return;
+            return Ok(());
         }
         self.memory.insert((region, a), v);
         self.writes.push((who, region, a));
+        Ok(())
     }
 
     fn acquire(&mut self, who: Who, lock: LockId, mode: LockMode, _blocking: bool) -> Run<()> {
