@@ -119,6 +119,11 @@ pub fn gate(stats: &LoweringStats, program: &Program, eps: &DriverEntryPoints, s
     if let Some((kind, n)) = stats.approximations.iter().find(|(_, n)| **n > 0) {
         return Some(format!("{n} {kind} approximation(s)"));
     }
+    // A global of unknown size has no fixed address, so the model may
+    // place it over another object.
+    if let Some((_, f)) = program.functions.iter().find(|(id, f)| f.params.is_empty() && f.name.starts_with("addr_") && !program.global_sizes.contains_key(id)) {
+        return Some(format!("a global of unknown size ({})", f.name));
+    }
     let mut trylock = false;
     for (_, p) in program.procedures.iter() {
         for (_, b) in p.blocks.iter() {
