@@ -18,6 +18,7 @@ mod sarif;
 mod summary;
 mod svcomp;
 mod svcomp_exits;
+mod svcomp_witness;
 mod xml;
 
 pub use args::{Cli, Command};

@@ -24,9 +24,9 @@
 //! Paths that never return are checked too: [`super::svcomp_exits`] gives
 //! every loop and every call that never returns an exit first.
 //!
-//! `false` is never answered yet: the precise phase does not model
-//! `pthread_join`, static initialisers of globals or threads started once,
-//! so a witness it confirms may not be an execution of the program.
+//! 4. Otherwise print `false` when the precise phase, run on a program
+//!    faithful to the pthread program, confirms a race whose witness
+//!    replays ([`super::svcomp_witness`]), with the witness after it.
 //!
 //! # Exit code
 //!
@@ -151,6 +151,8 @@ pub fn read_task(path: &Path) -> Result<Task, String> {
 pub enum SvVerdict {
     /// Proven free of data races.
     True,
+    /// A race, with its replayed witness in words.
+    False(Vec<String>),
     /// Not decided, and why.
     Unknown(String),
 }
@@ -167,6 +169,12 @@ pub fn run(args: &SvcompArgs) -> Exit {
     let verdict = analyse(&task, args);
     match verdict {
         SvVerdict::True => println!("true"),
+        SvVerdict::False(witness) => {
+            println!("false");
+            for line in witness {
+                println!("{line}");
+            }
+        }
         SvVerdict::Unknown(why) => {
             println!("unknown");
             eprintln!("unknown: {why}");
@@ -201,7 +209,8 @@ pub fn analyse(task: &Task, args: &SvcompArgs) -> SvVerdict {
     let verdict = match FlagSource::resolve(&options) {
         Ok(source) => {
             let session = Session { models, options, source, jobs: 1 };
-            decide(&session, &file, args)
+            let source = std::fs::read_to_string(&file).unwrap_or_default();
+            decide(&session, &file, &source, args)
         }
         Err(e) => SvVerdict::Unknown(format!("flags: {}", e.message)),
     };
@@ -221,7 +230,7 @@ fn prepare_input(input: &Path, scratch: &Path) -> Result<PathBuf, String> {
 }
 
 /// The soundness gate and the lockset phase.
-fn decide(session: &Session, file: &Path, args: &SvcompArgs) -> SvVerdict {
+fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> SvVerdict {
     let (entry_points, lowered, _, _) = match session.lower_reading(file, Roots::EntryPoints) {
         Ok(x) => x,
         Err(e) => return SvVerdict::Unknown(format!("front end: {} ({})", e.message, e.class.as_str())),
@@ -252,6 +261,7 @@ fn decide(session: &Session, file: &Path, args: &SvcompArgs) -> SvVerdict {
         return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
     }
     let mut program = lowered.program.clone();
+    super::svcomp_witness::without_waits(&mut program);
     super::svcomp_exits::atomic_functions(&mut program);
     if !super::svcomp_exits::add_exits(&mut program) {
         return SvVerdict::Unknown("a body with several returning blocks".into());
@@ -284,10 +294,48 @@ fn decide(session: &Session, file: &Path, args: &SvcompArgs) -> SvVerdict {
             }
         }
     }
-    match first_unproven {
-        None => SvVerdict::True,
-        Some(why) => SvVerdict::Unknown(format!("not proven: {why}")),
+    let Some(why) = first_unproven else { return SvVerdict::True };
+    let why = format!("not proven: {why}");
+    // A race confirmed on a faithful model with a replayed witness.
+    if let Some(reason) = super::svcomp_witness::gate(stats, &lowered.program, &entry_points, source) {
+        return SvVerdict::Unknown(format!("{why}; no witness sought: {reason}"));
     }
+    let witness_program = super::svcomp_witness::witness_program(&lowered.program, &entry_points);
+    let precise_options = crate::precise::Options {
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        deadline: Some(deadline),
+        program_start: true,
+        // A race is two conflicting accesses, whatever the values.
+        strict: true,
+        ..crate::precise::Options::default()
+    };
+    let results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &precise_options);
+    let mut undecided = None;
+    for (p, v) in results.iter().flat_map(|p| p.regions.iter().map(move |(r, v)| (p, (r, v)))) {
+        match v.1 {
+            crate::precise::PreciseVerdict::Confirmed(w) => {
+                let mut lines = vec![format!("data race on {} between {} and {}:", v.0, p.first, p.second)];
+                lines.push(format!("  racing access: {}", super::precise::step_text(&w.access)));
+                if let Some(c) = &w.conflict {
+                    lines.push(format!("  changed behind it by: {}", super::precise::step_text(c)));
+                }
+                lines.push("  interleaving:".into());
+                lines.extend(w.steps.iter().filter(|s| s.event != "line").map(|s| format!("    {}", super::precise::step_text(s))));
+                return SvVerdict::False(lines);
+            }
+            crate::precise::PreciseVerdict::Unknown(u) if args.verbose || undecided.is_none() => {
+                if args.verbose {
+                    eprintln!("precise {} / {} on {}: {u}", p.first, p.second, v.0);
+                }
+                undecided.get_or_insert_with(|| u.clone());
+            }
+            _ => {}
+        }
+    }
+    SvVerdict::Unknown(match undecided {
+        Some(u) => format!("{why}; no witness: {u}"),
+        None => format!("{why}; no witness found within the bounds"),
+    })
 }
 
 /// The entry points that run at most once in any execution: `main` (unless

@@ -322,6 +322,14 @@ pub struct Program {
     /// The size in bytes of each global whose address is an uninterpreted
     /// constant (`addr_NAME()`).
     pub global_sizes: std::collections::BTreeMap<FuncId, u64>,
+    /// The globals (by address function) whose definition in the file
+    /// leaves every byte zero at program start: no initialiser (C11
+    /// 6.7.9p10) or a constant scalar initialiser equal to 0. For the
+    /// precise phase's program-start memory (`racewatch svcomp`) only.
+    pub zero_globals: std::collections::BTreeSet<FuncId>,
+    /// The scalar integer globals whose definition gives a nonzero constant
+    /// initialiser, with its value; like [`Program::zero_globals`].
+    pub global_values: std::collections::BTreeMap<FuncId, i128>,
     /// What each procedure surely leaves quiesced when it returns (entry
     /// point indices), as the analysis that filled the `quiesce` commands'
     /// effective sets found it (`crate::analyses::quiesce::resolve_with`);

@@ -6,7 +6,8 @@
 //! exactly one registration of that kind exists: the call names one timer,
 //! work item or line, and the lowering does not identify which) or
 //! `structs:S,S` (every entry point all of whose registrations are fields
-//! of those structures: `unregister_netdev` and `net_device_ops`).
+//! of those structures: `unregister_netdev` and `net_device_ops`), or
+//! `unresolved` (none: the command only marks the wait).
 
 use super::EntryKind;
 
@@ -18,6 +19,11 @@ pub enum Quiesced {
     /// Every entry point registered only through fields of these
     /// structures.
     Structs(Vec<String>),
+    /// `unresolved`: the call waits for something the lowering does not
+    /// resolve to entry points (`pthread_join` of a thread handle): it
+    /// names none, and its command only marks where the wait is
+    /// (`racewatch svcomp`'s precise phase stops `main` there).
+    Unresolved,
 }
 
 /// A function that quiesces callbacks.
@@ -64,8 +70,10 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
         Quiesced::Kinds(kinds)
     } else if let Some(list) = x.quiesces.strip_prefix("structs:") {
         Quiesced::Structs(list.split(',').map(|s| s.trim().to_string()).collect())
+    } else if x.quiesces == "unresolved" {
+        Quiesced::Unresolved
     } else {
-        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K or structs:S,S (got `{}`)", x.quiesces));
+        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S or unresolved (got `{}`)", x.quiesces));
     };
     let stops_self = match x.self_.as_deref() {
         None | Some("waits") => false,

@@ -82,7 +82,10 @@ impl Exec<'_> {
                         Some(crate::ir::Address::Allocation { may_fail }) => {
                             let a = self.bump.next();
                             let a = self.t.int(a);
-                            if may_fail {
+                            // In program-start mode an allocation succeeds:
+                            // a real outcome, and a witness never rests on
+                            // a NULL dereference, which ends the program.
+                            if may_fail && !self.program_start {
                                 let fails = self.fresh("alloc.fails", Sort::Bool);
                                 let null = self.t.int(0);
                                 self.t.ite(fails, null, a)
@@ -103,7 +106,20 @@ impl Exec<'_> {
                             self.constraints.push(below);
                             self.t.ite(fails, error, a)
                         }
-                        None => self.fresh("havoc", self.program.variables[*v].sort),
+                        None => {
+                            let h = self.fresh("havoc", self.program.variables[*v].sort);
+                            if self.program_start && self.program.variables[*v].sort == Sort::Int && !self.is_address_havoc(*v) {
+                                // A value every C integer type holds: the
+                                // witness never needs one outside its type.
+                                let zero = self.t.int(0);
+                                let one = self.t.int(1);
+                                let lo = self.t.le(zero, h);
+                                let hi = self.t.le(h, one);
+                                let c = self.t.and(&[lo, hi]);
+                                self.constraints.push(c);
+                            }
+                            h
+                        }
                     };
                     values.push(f);
                     st.env.insert(*v, f);
@@ -174,10 +190,26 @@ impl Exec<'_> {
                     self.hits.insert(Hit::AssumedLive(registrar.clone(), span.as_ref().map(line_of)));
                 }
                 let one = self.t.int(1);
-                for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())] {
-                    if self.live_closure.makes_live(targets.as_deref(), *assumed, &name) {
-                        let address = self.t.int(super::exec::live_address(thread));
-                        self.write(who, Cell::Live, address, one, st, reach);
+                let both = self.pair_names[0] == self.pair_names[1]
+                    && self.live_closure.makes_live(targets.as_deref(), *assumed, &self.pair_names[0]);
+                if self.program_start && both {
+                    // Two threads of one function (a self-pair): each
+                    // pthread_create starts one, so the first call starts
+                    // thread 1 and a later one thread 2.
+                    let a1 = self.t.int(super::exec::live_address(Who::T1));
+                    let a2 = self.t.int(super::exec::live_address(Who::T2));
+                    let l1 = self.read(who, Cell::Live, a1, st, reach);
+                    let l2 = self.read(who, Cell::Live, a2, st, reach);
+                    let started = self.t.eq(l1, one);
+                    let v2 = self.t.ite(started, one, l2);
+                    self.write(who, Cell::Live, a2, v2, st, reach);
+                    self.write(who, Cell::Live, a1, one, st, reach);
+                } else {
+                    for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())] {
+                        if self.live_closure.makes_live(targets.as_deref(), *assumed, &name) {
+                            let address = self.t.int(super::exec::live_address(thread));
+                            self.write(who, Cell::Live, address, one, st, reach);
+                        }
                     }
                 }
                 self.step(who, reach, st, span.as_ref(), function, StepKind::Live);

@@ -224,6 +224,14 @@ pub struct Exec<'a> {
     /// its round after the yield before the wait, and whether it is active
     /// there.
     pub(super) waits: Vec<(Who, Round, TermId)>,
+    /// Program-start mode ([`super::Options::program_start`]): init halts
+    /// at a loop bound instead of dropping the path (`main` preempted
+    /// forever there is an execution of the program; the pair runs from
+    /// the memory it left), and a havocked value that is not an address
+    /// is 0 or 1 ([`super::start::address_havocs`]).
+    pub program_start: bool,
+    /// In program-start mode, the havocked variables used as addresses.
+    pub(super) address_havocs: Option<std::rc::Rc<std::collections::HashSet<VarId>>>,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -293,7 +301,16 @@ impl<'a> Exec<'a> {
             ends: HashMap::new(),
             starts: HashMap::new(),
             waits: Vec::new(),
+            program_start: false,
+            address_havocs: None,
         }
+    }
+
+    /// Whether a havocked variable receives an address (program-start
+    /// mode; computed once).
+    pub(super) fn is_address_havoc(&mut self, v: VarId) -> bool {
+        let program = self.program;
+        self.address_havocs.get_or_insert_with(|| std::rc::Rc::new(super::start::address_havocs(program))).contains(&v)
     }
 
     /// Names the pair's entry points and what registrations make live,
@@ -631,6 +648,11 @@ impl<'a> Exec<'a> {
                             Edge::Truncated(head) => {
                                 let at = loop_line(&self.program.procedures[p], head);
                                 self.hits.insert(Hit::Unroll(name.clone(), at));
+                                if who == Who::Init && self.program_start {
+                                    // Init halts: nothing of it runs past
+                                    // here, and the path stays possible.
+                                    continue;
+                                }
                                 let mut stopped = state.clone();
                                 self.stop(who, &mut stopped, taken);
                                 exits.push((taken, stopped));

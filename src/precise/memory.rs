@@ -140,6 +140,9 @@ pub struct Memory {
     writes: BTreeMap<Cell, Vec<Write>>,
     /// Every guess `g_r(a)` made, r ≥ 2: its map, address and round.
     guesses: HashMap<TermId, (Cell, TermId, u32)>,
+    /// The globals' program-start values, when memory starts as the C
+    /// program's does ([`super::start`]); `None`: arbitrary.
+    start: Option<super::start::StartValues>,
 }
 
 /// The consistency assumptions of a formula, and what they reach.
@@ -156,7 +159,22 @@ impl Memory {
     /// `live_at_start` is the liveness before init runs (true when there is
     /// no init).
     pub fn new(k: u32, private: BTreeSet<Cell>, live_at_start: bool) -> Memory {
-        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new() }
+        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new(), start: None }
+    }
+
+    /// Starts memory as the C program's: the recorded globals hold their
+    /// initial values ([`super::start`]).
+    pub fn start_as_program(&mut self, values: super::start::StartValues) {
+        self.start = Some(values);
+    }
+
+    /// The arbitrary initial value `base` at `address`, overridden by the
+    /// program-start values of globals when those are used.
+    fn started(&self, t: &mut TermBank, address: TermId, base: TermId) -> TermId {
+        match &self.start {
+            Some(values) => values.term(t, address, base),
+            None => base,
+        }
     }
 
     /// Logs a write.
@@ -175,6 +193,7 @@ impl Memory {
         let reader = Some((who, reach));
         if self.is_private(cell) {
             let base = uf(t, &format!("m0.{}.{}", who.tag(), cell.tag()), address);
+            let base = self.started(t, address, base);
             return chain(t, self.log(cell).filter(|w| w.who == who), address, None, base, reader);
         }
         match (who, round) {
@@ -223,7 +242,10 @@ impl Memory {
     /// callbacks not yet live (unless there is no init), no write stamped.
     fn initial(&self, t: &mut TermBank, cell: Cell, address: TermId) -> TermId {
         match cell {
-            Cell::Region(_) => uf(t, &format!("m0.{}", cell.tag()), address),
+            Cell::Region(_) => {
+                let base = uf(t, &format!("m0.{}", cell.tag()), address);
+                self.started(t, address, base)
+            }
             Cell::Lock | Cell::Stamp(_) => t.int(0),
             Cell::Live => t.int(i128::from(self.live_at_start)),
         }

@@ -46,6 +46,7 @@ pub mod replay;
 mod replay_tests;
 pub mod round;
 pub mod separation;
+pub mod start;
 pub mod values;
 pub mod witness;
 pub mod yields;
@@ -91,6 +92,12 @@ pub struct Options {
     /// like the deadline.
     #[serde(skip)]
     pub dump_dir: Option<std::path::PathBuf>,
+    /// Memory starts as the C program's (`racewatch svcomp`): the globals
+    /// hold their static initial values ([`start`]), init must fit the
+    /// bounds, and the replay accepts only witnesses that read no other
+    /// initial value and no uninterpreted value. Off for drivers.
+    #[serde(default)]
+    pub program_start: bool,
 }
 
 impl Default for Options {
@@ -106,6 +113,7 @@ impl Default for Options {
             resource_limit: None,
             deadline: None,
             dump_dir: None,
+            program_start: false,
         }
     }
 }
@@ -174,8 +182,11 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     // arbitrary memory.
     let init_fits = init.is_some_and(|p| {
         let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false, Default::default()), BTreeSet::new(), false, bounds(options));
+        e.program_start = options.program_start;
         e.thread(Who::Init, p, &[], false);
-        e.hits.iter().all(|h| matches!(h, Hit::AssumedLive(..))) && !e.too_large
+        // In program-start mode init may halt at a loop bound.
+        let allowed = |h: &Hit| matches!(h, Hit::AssumedLive(..)) || (options.program_start && matches!(h, Hit::Unroll(..)));
+        e.hits.iter().all(allowed) && !e.too_large
     });
     let jobs: Vec<usize> = (0..pairs.len().min(verdicts.len()))
         .filter(|&i| verdicts[i].regions.iter().any(|(_, v)| !matches!(v, Verdict::Proven)))
@@ -261,7 +272,11 @@ fn policy(o: &Options, proven: BTreeSet<RegionId>, pair_proven: bool, threads: [
 
 fn memory_for(program: &Program, o: &Options, live_at_start: bool) -> Memory {
     let private: BTreeSet<Cell> = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| Cell::Region(id)).collect();
-    Memory::new(o.k.max(1), private, live_at_start)
+    let mut m = Memory::new(o.k.max(1), private, live_at_start);
+    if o.program_start {
+        m.start_as_program(start::StartValues::of(program));
+    }
+    m
 }
 
 /// Whether a procedure reaches a `live` command through calls.
@@ -288,6 +303,13 @@ impl Setup<'_> {
         let checked: BTreeSet<RegionId> = unproven.iter().flat_map(|(_, r)| r.iter().copied()).collect();
         let in_pair = [a, b].iter().any(|e| e.kind.role() == crate::models::Role::Init);
         let run_init = self.init.is_some() && !in_pair && self.init_fits;
+        if self.options.program_start && self.init.is_some() && !in_pair && !self.init_fits {
+            // The pair would start from arbitrary memory, without main's
+            // thread creations: no execution of the program.
+            let why = "main does not run within the bounds, and a program's threads start only from it".to_string();
+            let regions = unproven.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect();
+            return PrecisePair { first: verdict.first.clone(), second: verdict.second.clone(), regions, hits: Vec::new(), yields: 0, time: start.elapsed() };
+        }
         // Callbacks wait for init's registration when init runs (first or
         // in the pair) and registers.
         let waits = self.registers && (run_init || in_pair);
@@ -300,6 +322,7 @@ impl Setup<'_> {
                 self.options.strict,
                 bounds(self.options),
             );
+            exec.program_start = self.options.program_start;
             exec.separate_globals();
             exec.set_pair(&first.name, &second.name, self.closure.clone());
             if let (Some(init), true) = (self.init, run_init) {
@@ -420,7 +443,7 @@ impl Setup<'_> {
                                 self.options.k,
                             );
                             // The witness must replay on the IR (replay.rs).
-                            let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict };
+                            let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict, program_start: self.options.program_start };
                             let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };
                             match replay::replay(self.program, &trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure) {
                                 replay::Outcome::Reproduced => PreciseVerdict::Confirmed(Box::new(w)),

@@ -144,6 +144,11 @@ pub struct Claim {
     pub region: RegionId,
     /// Whether `--strict` (any write counts).
     pub strict: bool,
+    /// Whether memory started as the C program's ([`super::start`]): then
+    /// an initial value is the global's start value, and a witness that
+    /// reads any other initial value of shared memory, or a value the
+    /// lowering leaves uninterpreted, is rejected.
+    pub program_start: bool,
 }
 
 /// What the replay found.
@@ -277,6 +282,11 @@ struct Interp<'p, 'o, 'a, 'c> {
     finished: Vec<Who>,
     /// The threads past their start (their entry point running or done).
     started: Vec<Who>,
+    /// The globals' start values, in program-start mode.
+    start: Option<super::start::StartValues>,
+    /// The havocked variables that receive addresses, in program-start
+    /// mode.
+    address_havocs: std::collections::HashSet<VarId>,
 }
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
@@ -291,6 +301,8 @@ pub fn replay(
     closure: &super::liveness::LiveClosure,
 ) -> Outcome {
     let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
+    let start = claim.program_start.then(|| super::start::StartValues::of(program));
+    let address_havocs = if claim.program_start { super::start::address_havocs(program) } else { Default::default() };
     let mut it = Interp {
         program,
         trace,
@@ -318,6 +330,8 @@ pub fn replay(
             .collect(),
         finished: Vec::new(),
         started: Vec::new(),
+        start,
+        address_havocs,
     };
     match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
@@ -383,6 +397,12 @@ impl Interp<'_, '_, '_, '_> {
             return reject("a yield goes back to an earlier round");
         }
         let moved = r > th.round;
+        if moved && self.start.is_some() && self.holds_atomic(th.who) {
+            // SV-COMP's atomic sections (`__VERIFIER_atomic_*`) run without
+            // interruption; the lock that stands for them excludes only
+            // other sections.
+            return reject("a thread is switched out inside an atomic section");
+        }
         th.round = r;
         if r > self.k {
             th.done = true;
@@ -572,6 +592,9 @@ impl Interp<'_, '_, '_, '_> {
                         // A havoc may stand for an address inside an object
                         // (a ranged access of a model), so it is not checked.
                         None => match self.oracle.value(t, sort) {
+                            Some(x) if self.start.is_some() && sort == Sort::Int && !super::start::havoc_allowed(x) && !self.address_havocs.contains(v) => {
+                                return reject("a havocked value outside what every integer type holds");
+                            }
                             Some(v) => v,
                             None => return reject("the model gives no value to a havoc"),
                         },
@@ -610,7 +633,7 @@ impl Interp<'_, '_, '_, '_> {
             Command::Store { region, address, value, access, .. } => {
                 let a = self.eval(th, address)?;
                 let v = self.eval(th, value)?;
-                self.store(th.who, *region, a, v);
+                self.store(th.who, *region, a, v)?;
                 self.accessed(th.who, site, *region, a, v, *access);
             }
             Command::Lock { lock, mode, .. } | Command::TryLock { lock, mode, .. } => {
@@ -637,10 +660,20 @@ impl Interp<'_, '_, '_, '_> {
             }
             Command::Unlock { lock, mode, .. } => self.release(*lock, *mode),
             Command::MakeLive { targets, assumed, .. } => {
-                for start in &self.trace.threads {
-                    if self.closure.makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)) {
-                        self.live.insert(start.who);
-                    }
+                let made: Vec<Who> = self
+                    .trace
+                    .threads
+                    .iter()
+                    .filter(|start| self.closure.makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)))
+                    .map(|start| start.who)
+                    .collect();
+                let same = self.names.get(&Who::T1).is_some_and(|n| self.names.get(&Who::T2) == Some(n));
+                if self.start.is_some() && same && made.contains(&Who::T1) && made.contains(&Who::T2) {
+                    // A self-pair: each pthread_create starts one thread.
+                    let next = if self.live.contains(&Who::T1) { Who::T2 } else { Who::T1 };
+                    self.live.insert(next);
+                } else {
+                    self.live.extend(made);
                 }
                 // A registration publishes what its thread created.
                 for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {
@@ -757,10 +790,25 @@ impl Interp<'_, '_, '_, '_> {
         }
     }
 
+    /// In program-start mode, an access near address 0 is a NULL
+    /// dereference, which ends the program rather than racing.
+    fn not_null(&self, a: i128) -> Run<()> {
+        if self.start.is_some() && (0..4096).contains(&a) {
+            return reject("the witness dereferences NULL");
+        }
+        Ok(())
+    }
+
     fn load(&mut self, who: Who, region: RegionId, a: i128) -> Run<i128> {
+        self.not_null(a)?;
         if self.private_regions.contains(&region) {
             if let Some(v) = self.private.get(&(who, region, a)) {
                 return Ok(*v);
+            }
+            // A thread-private copy of a global starts as the global; a
+            // local's uninitialised memory may hold anything.
+            if let Some(v) = self.start_value(a, false)? {
+                return Ok(v);
             }
             let name = format!("m0.{}.r{}", who.tag(), region.as_u32());
             let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
@@ -769,6 +817,10 @@ impl Interp<'_, '_, '_, '_> {
         if let Some(v) = self.memory.get(&(region, a)) {
             return Ok(*v);
         }
+        if let Some(v) = self.start_value(a, true)? {
+            self.memory.insert((region, a), v);
+            return Ok(v);
+        }
         let name = format!("m0.r{}", region.as_u32());
         let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
         self.not_into_pair_object(v, "initial memory")?;
@@ -776,13 +828,38 @@ impl Interp<'_, '_, '_, '_> {
         Ok(v)
     }
 
-    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) {
+    /// Whether `who` holds the pseudo lock of SV-COMP's atomic sections.
+    fn holds_atomic(&self, who: Who) -> bool {
+        self.program
+            .locks
+            .iter()
+            .any(|(id, l)| l.name == "verifier-atomic" && self.locks.get(&id).copied() == Some(who.holder()))
+    }
+
+    /// In program-start mode, the start value at `a` of a global; for
+    /// shared memory (`shared`) outside every global, or inside a global
+    /// whose start value is not recorded, a rejection: no `false` rests on
+    /// an arbitrary initial value. `None` outside program-start mode and
+    /// for private memory outside the globals.
+    fn start_value(&self, a: i128, shared: bool) -> Run<Option<i128>> {
+        let Some(start) = &self.start else { return Ok(None) };
+        match start.at(a) {
+            Ok(Some(v)) => Ok(Some(v)),
+            Ok(None) if !shared => Ok(None),
+            Ok(None) => reject("the witness reads shared memory no thread wrote, outside the globals"),
+            Err(()) => reject("the witness reads the initial value of a global whose initialiser racewatch does not know"),
+        }
+    }
+
+    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) -> Run<()> {
+        self.not_null(a)?;
         if self.private_regions.contains(&region) {
             self.private.insert((who, region, a), v);
-            return;
+            return Ok(());
         }
         self.memory.insert((region, a), v);
         self.writes.push((who, region, a));
+        Ok(())
     }
 
     fn acquire(&mut self, who: Who, lock: LockId, mode: LockMode, _blocking: bool) -> Run<()> {
@@ -863,11 +940,37 @@ impl Interp<'_, '_, '_, '_> {
             }
         }
         let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);
+        if self.start.is_some() && applies_function(self.oracle.terms, t) {
+            // A bit operation, a wrap-around or another function the
+            // lowering leaves uninterpreted: the model's value need not be
+            // the C program's.
+            return reject("the witness computes a value the lowering leaves uninterpreted");
+        }
         match e.sort_of(program) {
             Ok(Sort::Bool) => self.oracle.bool(t).map(i128::from).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
             _ => self.oracle.int(t).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
         }
     }
+}
+
+/// Whether a term still applies an uninterpreted function to arguments
+/// (a constant such as a global's address applies none).
+fn applies_function(terms: &TermBank, t: TermId) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let term = terms.term(x);
+        if let crate::solver::Term::App(_, args) = term {
+            if !args.is_empty() {
+                return true;
+            }
+        }
+        work.extend(term.children());
+    }
+    false
 }
 
 fn at(span: Option<&crate::diagnostics::Span>) -> String {

@@ -63,7 +63,7 @@ fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(
         let any = solver.terms_mut().or(&fails);
         let CheckResult::Sat { model } = solver.check_assuming(&[any]) else { return None };
         let c = checks.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true))?;
-        let mut claim = Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: false };
+        let mut claim = Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: false, program_start: false };
         let real = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim.clone(), &Default::default());
         doctor(&mut trace, &mut claim);
         let doctored = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default());

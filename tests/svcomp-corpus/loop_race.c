@@ -1,4 +1,4 @@
-// @expect svcomp unknown
+// @expect svcomp false
 // One thread function started in a loop runs concurrently with itself:
 // its unprotected write races with its own other instance.
 #include <pthread.h>

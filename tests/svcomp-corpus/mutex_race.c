@@ -1,4 +1,4 @@
-// @expect svcomp unknown
+// @expect svcomp false
 // A global counter incremented by two threads under different mutexes:
 // the mutexes exclude nothing, so the increments race.
 #include <pthread.h>

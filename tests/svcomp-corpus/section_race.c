@@ -1,4 +1,4 @@
-// @expect svcomp unknown
+// @expect svcomp false
 // Only one of the two writes is inside an atomic section.
 #include <pthread.h>
 extern void __VERIFIER_atomic_begin(void);

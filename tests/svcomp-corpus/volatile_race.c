@@ -1,4 +1,4 @@
-// @expect svcomp unknown
+// @expect svcomp false
 // volatile does not make accesses atomic in C11: two volatile writes race.
 #include <pthread.h>
 

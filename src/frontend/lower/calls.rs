@@ -554,6 +554,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     pub(super) fn modelled_effects(&mut self, c: Cursor<'t>, model: &crate::models::FunctionModel, args: &[Cursor<'t>], values: Vec<Expr>) -> Expr {
         let span = Some(self.span(c));
         self.s.stats.modelled_calls += 1;
+        self.s.stats.modelled_functions.insert(model.name.clone());
         self.s.privacy.kept.extend(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()));
         for effect in &model.reads {
             self.memory_effect(args, &values, effect.arg, effect.extent, effect.field.as_deref(), false, AccessKind::Plain, span.clone());

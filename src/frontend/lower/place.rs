@@ -239,6 +239,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 // A global, or a static local.
                 let name = global_name(decl);
                 let address = self.sized_global_address(&name, decl.ty());
+                self.record_initial_value(decl, &address);
                 let key = RegionKey::Global { name: name.clone() };
                 self.object_or_scalar(address, decl.ty(), Owner::Global, Some(key))
             }
@@ -265,6 +266,38 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.program().global_sizes.insert(*f, size.max(1));
         }
         address
+    }
+
+    /// Records what a global holds at program start, when its definition
+    /// in this file says so exactly: zero without an initialiser (C11
+    /// 6.7.9p10), the constant of a scalar integer initialiser. Anything
+    /// else (no definition here, an aggregate or pointer initialiser) is
+    /// left unrecorded: unknown.
+    fn record_initial_value(&mut self, decl: Cursor<'t>, address: &Expr) {
+        let Expr::Apply(f, _) = address else { return };
+        // A tentative definition (`int x;` at file scope, C11 6.9.2p2) is
+        // no definition for libclang, but makes the object, zero, when no
+        // declaration of the file gives it an initialiser.
+        let Some(def) = decl.definition().or_else(|| (!decl.is_extern_storage()).then_some(decl)) else { return };
+        let value = match def.var_initializer() {
+            None => Some(0),
+            Some(init) if matches!(layout::shape(def.ty()), Shape::Scalar) && is_integer(def.ty().canonical().kind()) => match init.evaluate() {
+                Some(crate::frontend::clang::EvalValue::Int(v)) => Some(i128::from(v)),
+                Some(crate::frontend::clang::EvalValue::UnsignedInt(v)) => Some(i128::from(v)),
+                _ => None,
+            },
+            Some(_) => None,
+        };
+        let program = self.b.program();
+        match value {
+            Some(0) => {
+                program.zero_globals.insert(*f);
+            }
+            Some(v) => {
+                program.global_values.insert(*f, v);
+            }
+            None => {}
+        }
     }
 
     /// A scalar in memory or an object, by type.
@@ -587,4 +620,11 @@ pub fn see_through_decay(c: Cursor<'_>) -> Cursor<'_> {
 /// `base + offset`, folding a zero offset.
 pub fn add_offset(base: Expr, offset: i128) -> Expr {
     if offset == 0 { base } else { Expr::add(base, Expr::int(offset)) }
+}
+
+/// Whether a (canonical) type kind is an integer type: `_Bool`, the
+/// character and integer types, an enumeration.
+fn is_integer(kind: crate::frontend::clang::TypeKind) -> bool {
+    use crate::frontend::clang::TypeKind as K;
+    (K::Bool as i32..=K::Int128 as i32).contains(&(kind as i32)) || kind == K::Enum
 }

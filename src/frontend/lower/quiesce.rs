@@ -130,6 +130,7 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
                 }
             }
         }
+        Quiesced::Unresolved => {}
         Quiesced::Structs(structs) => {
             for (f, records) in &shared.entry_records {
                 let all = !records.is_empty() && records.iter().all(|o| o.record.as_ref().is_some_and(|r| structs.contains(r)));

@@ -51,6 +51,8 @@ pub struct LoweringStats {
     pub unescaped_arguments: usize,
     /// Functions called without body or model.
     pub external_functions: BTreeSet<String>,
+    /// Functions called whose model (not body) the lowering used.
+    pub modelled_functions: BTreeSet<String>,
     /// Approximations by kind.
     pub approximations: BTreeMap<&'static str, usize>,
 }
