@@ -66,6 +66,10 @@ pub struct Shared<'m> {
     pub stats: LoweringStats,
     /// What the per-call private memory analysis needs to know.
     pub privacy: crate::analyses::private::Facts,
+    /// The unit has several files: a global or static local with internal
+    /// linkage is named with its file (`count@a.c`), since two files may
+    /// each have their own of one name.
+    pub qualify_statics: bool,
 }
 
 impl<'m> Shared<'m> {
@@ -89,6 +93,7 @@ impl<'m> Shared<'m> {
             warnings: Vec::new(),
             stats: LoweringStats::default(),
             privacy: Default::default(),
+            qualify_statics: false,
         }
     }
 }

@@ -81,6 +81,23 @@ pub fn global_name(decl: Cursor<'_>) -> String {
     }
 }
 
+/// [`global_name`] in a unit of `qualified` several files: a variable
+/// with internal linkage (a `static` global or a static local, whose USR
+/// names its file, `c:a.c@count`, unlike an external one's `c:@count`)
+/// gets its file's name appended, so that two files' statics of one name
+/// stay two objects, as the linker keeps them.
+pub fn global_symbol(decl: Cursor<'_>, qualified: bool) -> String {
+    let name = global_name(decl);
+    if !qualified || decl.usr().starts_with("c:@") {
+        return name;
+    }
+    let file = decl.location().file.and_then(|f| f.as_path().file_name().map(|n| n.to_string_lossy().into_owned()));
+    match file {
+        Some(file) => format!("{name}@{file}"),
+        None => name,
+    }
+}
+
 /// The region key of a scalar field, given the field declaration: its
 /// innermost named record, or the union any anonymous level belongs to.
 pub fn field_key(field: Cursor<'_>) -> RegionKey {
@@ -237,7 +254,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     return self.object_or_scalar(address, decl.ty(), Owner::Local(key.clone()), Some(key));
                 }
                 // A global, or a static local.
-                let name = global_name(decl);
+                let name = global_symbol(decl, self.s.qualify_statics);
                 let address = self.sized_global_address(&name, decl.ty());
                 let key = RegionKey::Global { name: name.clone() };
                 self.object_or_scalar(address, decl.ty(), Owner::Global, Some(key))
