@@ -11,13 +11,14 @@
 #include "twf.h"
 
 struct twf_dev twf;
+static unsigned int twf_works;	/* works run, counted by twf_update() */
 
 // @expect entry-point twf_work_fn work work_struct.func
 static void twf_work_fn(struct work_struct *work)
 {
 	struct twf_dev *d = container_of(work, struct twf_dev, work);
 
-	twf_update(d);
+	twf_update(d, &twf_works);
 }
 
 // @expect entry-point twf_read callback file_operations.read
@@ -30,6 +31,7 @@ static ssize_t twf_read(struct file *file, char __user *buf, size_t count, loff_
 		return -EINVAL;
 	spin_lock(&d->lock);
 	ready = d->flags & TWF_READY;
+	twf_works = 0;
 	spin_unlock(&d->lock);
 	if (copy_to_user(buf, &ready, 1))
 		return -EFAULT;
@@ -42,6 +44,10 @@ static ssize_t twf_write(struct file *file, const char __user *buf, size_t count
 	schedule_work(&twf.work);
 	return count;
 }
+
+// @expect proven twf_work_fn twf_read
+// @expect proven twf_read twf_read
+// @expect proven twf_read twf_write
 
 static const struct file_operations twf_fops = {
 	.owner = THIS_MODULE,

@@ -6,10 +6,11 @@
 #include <linux/spinlock.h>
 #include "twf.h"
 
-void twf_update(struct twf_dev *d)
+void twf_update(struct twf_dev *d, unsigned int *count)
 {
 	spin_lock(&d->lock);
 	d->flags |= TWF_READY;
 	d->updates++;
+	(*count)++;
 	spin_unlock(&d->lock);
 }

@@ -20,6 +20,6 @@ struct twf_dev {
 
 extern struct twf_dev twf;
 
-void twf_update(struct twf_dev *d);
+void twf_update(struct twf_dev *d, unsigned int *count);
 
 #endif

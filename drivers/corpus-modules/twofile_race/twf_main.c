@@ -19,12 +19,19 @@
 
 struct twf_dev twf;
 
+/*
+ * Statistics of this file. twf_update.c has a static lock of the same
+ * name, a different lock: the linker keeps one per file.
+ */
+static DEFINE_SPINLOCK(twf_stat_lock);
+static unsigned int twf_works;	/* works run, counted by twf_update() */
+
 // @expect entry-point twf_work_fn work work_struct.func
 static void twf_work_fn(struct work_struct *work)
 {
 	struct twf_dev *d = container_of(work, struct twf_dev, work);
 
-	twf_update(d);
+	twf_update(d, &twf_works);
 }
 
 // @expect entry-point twf_read callback file_operations.read
@@ -36,6 +43,9 @@ static ssize_t twf_read(struct file *file, char __user *buf, size_t count, loff_
 	if (count < 1)
 		return -EINVAL;
 	ready = d->flags & TWF_READY;	/* @racy: read without the lock */
+	spin_lock(&twf_stat_lock);
+	twf_works = 0;			/* @racy: under this file's twf_stat_lock only */
+	spin_unlock(&twf_stat_lock);
 	if (copy_to_user(buf, &ready, 1))
 		return -EFAULT;
 	return 1;
@@ -47,6 +57,13 @@ static ssize_t twf_write(struct file *file, const char __user *buf, size_t count
 	schedule_work(&twf.work);
 	return count;
 }
+
+/* The work item's update against the unlocked read of the flag. */
+// @expect race twf_work_fn twf_read "struct twf_dev.flags"
+// @expect confirmed twf_work_fn twf_read "struct twf_dev.flags"
+/* The count, under two different locks that share a name. */
+// @expect race twf_work_fn twf_read "global twf_works@twf_main.c | unsigned int (pointee)"
+// @expect confirmed twf_work_fn twf_read "global twf_works@twf_main.c | unsigned int (pointee)"
 
 static const struct file_operations twf_fops = {
 	.owner = THIS_MODULE,
