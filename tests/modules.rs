@@ -199,3 +199,37 @@ fn check_on_a_member_or_the_directory_analyses_the_module() {
     assert_eq!(out.status.code(), Some(0), "alone, the file shows no race:\n{text}");
     assert!(!text.contains("analysed as part of module"), "{text}");
 }
+
+/// With `--compile-commands`, each file of the module is parsed with the
+/// database's own flags for it, and a part the database does not compile
+/// is left out and listed.
+#[test]
+fn compile_commands_compose_the_module_from_the_database() {
+    let bin = env!("CARGO_BIN_EXE_racewatch");
+    let dir = std::env::temp_dir().join(format!("racewatch-module-ccdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Makefile"), "obj-m += two.o\ntwo-y := a.o b.o\ntwo-$(CONFIG_TWO_EXTRA) += c.o\n").unwrap();
+    for (file, define) in [("a.c", "FROM_DB_A"), ("b.c", "FROM_DB_B"), ("c.c", "NEVER")] {
+        let text = format!("#ifndef {define}\n#error {define} missing\n#endif\nint {}_x;\n", &file[..1]);
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    let entry = |file: &str, define: &str| {
+        format!("{{\"directory\": \"{}\", \"file\": \"{file}\", \"command\": \"cc -D{define} -c -o x.o {file}\"}}", dir.display())
+    };
+    let db = format!("[{}, {}]", entry("a.c", "FROM_DB_A"), entry("b.c", "FROM_DB_B"));
+    std::fs::write(dir.join("compile_commands.json"), db).unwrap();
+    let db_path = dir.join("compile_commands.json").display().to_string();
+    let out = std::process::Command::new(bin)
+        .args(["check", "--no-cache", "--format", "json", "--compile-commands", &db_path, "b.c"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let json = String::from_utf8_lossy(&out.stdout).into_owned();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    let file = &doc["files"][0];
+    assert!(file.get("error").is_none(), "each file gets its own flags:\n{json}");
+    let names: Vec<String> = file["module"]["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().rsplit('/').next().unwrap().to_string()).collect();
+    assert_eq!(names, ["a.c", "b.c"], "{json}");
+    assert_eq!(file["module"]["left_out"][0]["part"], "c.c", "{json}");
+}

@@ -399,7 +399,7 @@ pub fn check_unit_precise(
 
 /// Runs `racewatch check`.
 pub fn run(args: &CheckArgs, session: Session) -> Exit {
-    let (files, errors) = session.inputs(&args.input.paths);
+    let (files, errors) = session.units(&args.input.paths);
     let options = Options { timeout: Duration::from_secs(args.timeout.max(1)), resource_limit: args.solver_rlimit, ..Options::default() };
     let precise = args.precise.options(options.timeout).map(|p| crate::precise::Options { resource_limit: args.solver_rlimit, ..p });
     if let Some(dir) = &args.dump_smt {

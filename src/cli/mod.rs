@@ -140,7 +140,7 @@ fn run_ivl(args: &args::IvlArgs) -> Exit {
         Ok(s) => s,
         Err(exit) => return exit,
     };
-    let (files, errors) = session.inputs(&args.input.paths);
+    let (files, errors) = session.units(&args.input.paths);
     if !errors.is_empty() {
         return finish(&[], &errors);
     }

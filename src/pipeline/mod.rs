@@ -77,10 +77,14 @@ impl Session {
     /// With a compilation database, a named directory stands for the
     /// database's files under it, and the database's entries that name no
     /// file are errors too.
-    ///
-    /// A composite module is one unit ([`Session::unit_of`]): of its files,
-    /// only the first named stands for it.
     pub fn inputs(&self, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<FileError>) {
+        self.named_files(paths)
+    }
+
+    /// [`Session::inputs`] for the commands that analyse modules (`check`,
+    /// `ivl`): a composite module is one unit ([`Session::unit_of`]), and
+    /// of its files only the first named stands for it.
+    pub fn units(&self, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<FileError>) {
         let (files, errors) = self.named_files(paths);
         (self.one_per_unit(files), errors)
     }
