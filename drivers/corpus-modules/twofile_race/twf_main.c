@@ -62,8 +62,8 @@ static ssize_t twf_write(struct file *file, const char __user *buf, size_t count
 // @expect race twf_work_fn twf_read "struct twf_dev.flags"
 // @expect confirmed twf_work_fn twf_read "struct twf_dev.flags"
 /* The count, under two different locks that share a name. */
-// @expect race twf_work_fn twf_read "global twf_works@twf_main.c | unsigned int (pointee)"
-// @expect confirmed twf_work_fn twf_read "global twf_works@twf_main.c | unsigned int (pointee)"
+// @expect race twf_work_fn twf_read "global twf_works | unsigned int (pointee)"
+// @expect confirmed twf_work_fn twf_read "global twf_works | unsigned int (pointee)"
 
 static const struct file_operations twf_fops = {
 	.owner = THIS_MODULE,

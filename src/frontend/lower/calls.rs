@@ -747,7 +747,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     Some(super::context::Storage::Memory { key, .. }) => Place::Mem { key, address },
                     Some(super::context::Storage::Shared { .. }) => self.pointee_place(address, object.ty()),
                     Some(super::context::Storage::Var(v)) => Place::Var(v),
-                    None => Place::Mem { key: super::regions::RegionKey::Global { name: super::place::global_symbol(decl, self.s.qualify_statics) }, address },
+                    None => Place::Mem { key: super::regions::RegionKey::Global { name: super::place::global_symbol(decl, &self.s.qualified_statics) }, address },
                 },
                 None => self.pointee_place(address, object.ty()),
             },

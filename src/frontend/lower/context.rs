@@ -66,10 +66,11 @@ pub struct Shared<'m> {
     pub stats: LoweringStats,
     /// What the per-call private memory analysis needs to know.
     pub privacy: crate::analyses::private::Facts,
-    /// The unit has several files: a global or static local with internal
-    /// linkage is named with its file (`count@a.c`), since two files may
-    /// each have their own of one name.
-    pub qualify_statics: bool,
+    /// The names ([`super::place::global_name`]) of the variables with
+    /// internal linkage that several files of a multi-file unit define:
+    /// each file's is named with its file (`count@a.c`), since the linker
+    /// keeps one per file.
+    pub qualified_statics: std::collections::HashSet<String>,
 }
 
 impl<'m> Shared<'m> {
@@ -93,7 +94,7 @@ impl<'m> Shared<'m> {
             warnings: Vec::new(),
             stats: LoweringStats::default(),
             privacy: Default::default(),
-            qualify_statics: false,
+            qualified_statics: Default::default(),
         }
     }
 }

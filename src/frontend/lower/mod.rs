@@ -108,8 +108,9 @@ pub fn lower_from<'t>(
 /// one unit (a module of several files, [`crate::frontend::compose`]):
 /// `definitions` are the unit's functions by their name in the unit (the
 /// entry points' names), `external` its non-static definitions by USR, to
-/// which a call from a file that only declares them resolves. Static
-/// globals are named with their file when the unit has several files.
+/// which a call from a file that only declares them resolves. A static
+/// variable whose name two files define is named with its file
+/// (`count@a.c`).
 pub fn lower_unit<'t>(
     tus: &[&'t TranslationUnit<'t>],
     definitions: &HashMap<String, Cursor<'t>>,
@@ -131,7 +132,7 @@ pub fn lower_unit<'t>(
     };
     let mut program = Program::new();
     let mut shared = Shared::new(models, main_file);
-    shared.qualify_statics = tus.len() > 1;
+    shared.qualified_statics = place::colliding_statics(tus);
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     shared.entry_records = quiesce::entry_records(&entry_points.entry_points);
