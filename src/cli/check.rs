@@ -740,6 +740,7 @@ mod tests {
             time: Duration::ZERO,
             private: Default::default(),
             unmodelled: Vec::new(),
+            module: None,
             front: None,
             precise: precise
                 .into_iter()
