@@ -30,12 +30,16 @@ fn run(cases: Vec<(PathBuf, Expectations)>) {
     assert!(problems.is_empty(), "{} expectation(s) failed:\n{}", problems.len(), problems.join("\n"));
 }
 
-fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The C files under `dir`; a directory holding a Makefile is a module,
+/// one test unit, listed in `units` instead.
+fn c_files(dir: &Path, out: &mut Vec<PathBuf>, units: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            c_files(&p, out);
+        if p.is_dir() && p.join("Makefile").is_file() {
+            units.push(p);
+        } else if p.is_dir() {
+            c_files(&p, out, units);
         } else if p.extension().is_some_and(|e| e == "c") {
             out.push(p);
         }
@@ -45,7 +49,9 @@ fn c_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn corpus_drivers_meet_their_expectations() {
     let mut files = Vec::new();
-    c_files(&repo().join("drivers"), &mut files);
+    let mut units = Vec::new();
+    c_files(&repo().join("drivers"), &mut files, &mut units);
+    module_units_meet_their_expectations(&units);
     let cases = files
         .into_iter()
         .map(|f| {
@@ -56,6 +62,38 @@ fn corpus_drivers_meet_their_expectations() {
         .collect::<Vec<_>>();
     assert!(cases.len() >= 10, "the corpus must hold at least 10 drivers, found {}", cases.len());
     run(cases);
+}
+
+/// Every module directory (a Makefile composing its files) is one unit:
+/// its expectations are those of all its files, and the entry points are
+/// the module's, extracted from every file and joined.
+fn module_units_meet_their_expectations(units: &[PathBuf]) {
+    assert!(!units.is_empty(), "the corpus must hold a multi-file module (drivers/corpus-modules/)");
+    let session = support::session(1);
+    let mut problems = Vec::new();
+    for unit in units {
+        let mut files: Vec<PathBuf> = Vec::new();
+        let mut expected = Expectations::default();
+        let mut found = Vec::new();
+        c_files(unit, &mut files, &mut found);
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            // A file of a module may expect nothing itself.
+            if !text.contains("@expect") {
+                continue;
+            }
+            let e = parse(&text, false).unwrap_or_else(|m| panic!("{}: {m}", f.display()));
+            expected.entry_points.extend(e.entry_points);
+            expected.externals.extend(e.externals);
+            expected.init = expected.init.or(e.init);
+            expected.error = expected.error.or(e.error);
+            expected.later.extend(e.later);
+        }
+        let first = files.first().unwrap_or_else(|| panic!("{}: a module without C files", unit.display()));
+        let outcome = session.lower_reading(first, racewatch::frontend::lower::Roots::EntryPoints).map(|(ep, ..)| ep);
+        problems.extend(check(unit, &expected, &outcome));
+    }
+    assert!(problems.is_empty(), "{} expectation(s) failed:\n{}", problems.len(), problems.join("\n"));
 }
 
 #[test]

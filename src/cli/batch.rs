@@ -7,7 +7,7 @@
 //! to workers, stores what they return, and hands back one
 //! [`FileVerdicts`] per file, in input order.
 
-use super::check::{CheckArgs, FileVerdicts, check_file_precise};
+use super::check::{CheckArgs, FileVerdicts, check_unit_precise};
 use crate::batch::cache::{Cache, default_dir};
 use crate::batch::progress::Progress;
 use crate::batch::{Event, Options as BatchOptions, Outcome, Task, worker};
@@ -39,6 +39,10 @@ pub struct Analysis {
     /// file reports what it decided before the hard stop; the rest is for
     /// the queries in flight and the reply.
     pub budget: Option<Duration>,
+    /// The composite module the file is analysed with, and its files'
+    /// flags, when it is part of one.
+    #[serde(default)]
+    pub unit: Option<crate::pipeline::ModuleRequest>,
 }
 
 /// The worker's side of `racewatch worker`: analyses the one file of its
@@ -67,7 +71,7 @@ pub fn serve_worker() -> u8 {
         let mut verify = job.verify.clone();
         verify.deadline = job.budget.map(|b| started + b.mul_f64(0.85));
         let precise = job.precise.clone().map(|p| crate::precise::Options { deadline: verify.deadline, ..p });
-        let run = || check_file_precise(&session, file, &verify, precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
+        let run = || check_unit_precise(&session, file, job.unit.as_ref(), &verify, precise.as_ref(), job.dump_smt.as_deref(), job.por_hints);
         let verdicts = match rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build() {
             Ok(pool) => pool.install(run),
             Err(_) => run(),
@@ -137,7 +141,14 @@ pub fn check_files(args: &CheckArgs, session: &Session, files: &[PathBuf], analy
                 continue;
             }
         };
-        let request = Analysis { flags, ..analysis.clone() };
+        let unit = match session.unit_of(file) {
+            Ok(unit) => unit,
+            Err(e) => {
+                results[i] = Some(FileVerdicts::failed(file, e, Duration::ZERO));
+                continue;
+            }
+        };
+        let request = Analysis { flags, unit, ..analysis.clone() };
         let key = cache.as_ref().and_then(|c| {
             let mut described = serde_json::to_vec(&request).ok()?;
             described.extend_from_slice(models_hash.as_bytes());

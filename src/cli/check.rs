@@ -125,6 +125,10 @@ pub struct FileVerdicts {
     /// exclude them (`unmodelled-ops`).
     #[serde(default)]
     pub unmodelled: Vec<UnmodelledOps>,
+    /// The composite module the file was analysed as part of, when it is
+    /// one: every file of it was analysed as one program.
+    #[serde(default)]
+    pub module: Option<crate::frontend::kbuild_module::KbuildModule>,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
@@ -192,7 +196,15 @@ impl FileVerdicts {
             por_hints: None,
             private: Default::default(),
             unmodelled: Vec::new(),
+            module: None,
         }
+    }
+
+    /// "analysed as part of module aoe (6 files)", for a file analysed with
+    /// its module.
+    pub fn module_phrase(&self) -> Option<String> {
+        let m = self.module.as_ref()?;
+        Some(format!("analysed as part of module {} ({} files)", m.name, m.members.len()))
     }
 
     /// How the check ended.
@@ -321,6 +333,24 @@ pub fn check_file_precise(
     por_hints: bool,
 ) -> FileVerdicts {
     let start = std::time::Instant::now();
+    match session.unit_of(file) {
+        Ok(unit) => check_unit_precise(session, file, unit.as_ref(), options, precise, dump, por_hints),
+        Err(e) => FileVerdicts::failed(file, e, start.elapsed()),
+    }
+}
+
+/// [`check_file_precise`] for `file` analysed with its composite module
+/// `unit` (computed by the parent process for a worker), or alone.
+pub fn check_unit_precise(
+    session: &Session,
+    file: &std::path::Path,
+    unit: Option<&crate::pipeline::ModuleRequest>,
+    options: &Options,
+    precise: Option<&crate::precise::Options>,
+    dump: Option<&std::path::Path>,
+    por_hints: bool,
+) -> FileVerdicts {
+    let start = std::time::Instant::now();
     let mut entry_count = 0;
     let mut inputs = Vec::new();
     let mut stats = crate::verify::run::RunStats::default();
@@ -329,7 +359,7 @@ pub fn check_file_precise(
     let mut hints = None;
     let mut private = Default::default();
     let mut unmodelled = Vec::new();
-    let outcome = session.lower_reading(file, Roots::EntryPoints).map(|(entry_points, lowered, timings, read)| {
+    let outcome = session.lower_unit_reading(file, unit, Roots::EntryPoints).map(|(entry_points, lowered, timings, read)| {
         front = Some(timings);
         unmodelled = entry_points.unmodelled.clone();
         private = lowered.private.clone();
@@ -363,12 +393,13 @@ pub fn check_file_precise(
         por_hints: hints,
         private,
         unmodelled,
+        module: unit.map(|u| u.module.clone()),
     }
 }
 
 /// Runs `racewatch check`.
 pub fn run(args: &CheckArgs, session: Session) -> Exit {
-    let (files, errors) = session.inputs(&args.input.paths);
+    let (files, errors) = session.units(&args.input.paths);
     let options = Options { timeout: Duration::from_secs(args.timeout.max(1)), resource_limit: args.solver_rlimit, ..Options::default() };
     let precise = args.precise.options(options.timeout).map(|p| crate::precise::Options { resource_limit: args.solver_rlimit, ..p });
     if let Some(dir) = &args.dump_smt {
@@ -388,6 +419,7 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         dump_smt: args.dump_smt.clone(),
         por_hints: args.emit_por_hints.is_some(),
         budget: (args.file_timeout > 0).then(|| Duration::from_secs(args.file_timeout)),
+        unit: None,
     };
     let results = super::batch::check_files(args, &session, &files, &analysis);
     // The report goes to stdout, or atomically to --output.
@@ -511,6 +543,9 @@ fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&c
             } else {
                 writeln!(out, "{}: no entry points the kernel models know, so nothing verified{}", r.file.display(), exclusion(&r.unmodelled))?;
             }
+            if let Some(phrase) = r.module_phrase() {
+                writeln!(out, "{}: {phrase}: {}", r.file.display(), module_files(r))?;
+            }
             continue;
         }
         let found = match precise {
@@ -521,11 +556,45 @@ fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&c
             writeln!(out, "{}", render_diagnostic(&d))?;
         }
         writeln!(out, "{}: {}{}", r.file.display(), totals(pairs), exclusion(&r.unmodelled))?;
+        if let Some(phrase) = r.module_phrase() {
+            writeln!(out, "{}: {phrase}: {}", r.file.display(), module_files(r))?;
+        }
         if let Some(p) = precise {
             writeln!(out, "{}: {}", r.file.display(), super::precise::trailer(&r.precise, p))?;
         }
     }
     Ok(())
+}
+
+/// The files of a file's module and what it left out, for the text
+/// report.
+fn module_files(r: &FileVerdicts) -> String {
+    let Some(m) = &r.module else { return String::new() };
+    let name = |p: &PathBuf| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut s = m.members.iter().map(name).collect::<Vec<_>>().join(", ");
+    for (part, why) in &m.left_out {
+        s.push_str(&format!("; {part} left out ({why})"));
+    }
+    for a in &m.assembly {
+        s.push_str(&format!("; {} is assembly, not analysed", name(a)));
+    }
+    for u in &m.unknown {
+        s.push_str(&format!("; part {u} not understood"));
+    }
+    s
+}
+
+/// The composite module a file was analysed with, for the JSON report.
+fn module_json(m: &crate::frontend::kbuild_module::KbuildModule) -> serde_json::Value {
+    let paths = |v: &[PathBuf]| v.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
+    serde_json::json!({
+        "name": m.name,
+        "makefile": m.makefile.display().to_string(),
+        "files": paths(&m.members),
+        "left_out": m.left_out.iter().map(|(part, option)| serde_json::json!({ "part": part, "because": option })).collect::<Vec<_>>(),
+        "assembly": paths(&m.assembly),
+        "unknown": m.unknown,
+    })
 }
 
 /// What a file's verdicts do not cover, as a clause of its verdict line:
@@ -606,6 +675,9 @@ fn write_json(
                 if let Some(o) = precise {
                     file["precise"] = super::precise::file_json(&r.precise, o);
                 }
+                if let Some(m) = &r.module {
+                    file["module"] = module_json(m);
+                }
                 files.push(file);
             }
             Err(e) => files.push(json!({
@@ -668,6 +740,7 @@ mod tests {
             time: Duration::ZERO,
             private: Default::default(),
             unmodelled: Vec::new(),
+            module: None,
             front: None,
             precise: precise
                 .into_iter()

@@ -141,15 +141,17 @@ fn run_ivl(args: &args::IvlArgs) -> Exit {
         Ok(s) => s,
         Err(exit) => return exit,
     };
-    let (files, errors) = session.inputs(&args.input.paths);
+    let (files, errors) = session.units(&args.input.paths);
     if !errors.is_empty() {
         return finish(&[], &errors);
     }
     let mut failed = Vec::new();
     for file in &files {
         let roots = if args.all { crate::frontend::lower::Roots::AllDefined } else { crate::frontend::lower::Roots::EntryPoints };
-        match session.lower(file, roots) {
-            Ok((_, lowered, timings)) => {
+        // The program `check` verifies: a file of a composite module
+        // with the whole module.
+        match session.lower_reading(file, roots) {
+            Ok((_, lowered, timings, _)) => {
                 if args.timings {
                     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                     eprintln!(

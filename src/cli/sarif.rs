@@ -93,8 +93,8 @@ pub fn document(results: &[FileVerdicts], errors: &[FileError], precise: Option<
                 let race = Race { file: &r.file, pair, region, found, bounds: precise.map(precise::bounds_text) };
                 match verdict {
                     Verdict::Proven => {}
-                    Verdict::Race(accesses) => sarif_results.push(paths.race_result(&race, Some(accesses))),
-                    Verdict::Unknown(_) if race.confirmed().is_some() => sarif_results.push(paths.race_result(&race, None)),
+                    Verdict::Race(accesses) => sarif_results.push(with_module(paths.race_result(&race, Some(accesses)), r)),
+                    Verdict::Unknown(_) if race.confirmed().is_some() => sarif_results.push(with_module(paths.race_result(&race, None), r)),
                     Verdict::Unknown(why) => notifications.push(paths.unknown_notification(&race, why)),
                 }
             }
@@ -455,4 +455,15 @@ fn fingerprint(parts: &[&str]) -> String {
         }
     }
     format!("{hash:016x}")
+}
+
+/// A race of a file analysed with its composite module names the module
+/// and its files (`properties.module`, `properties.moduleFiles`); its
+/// locations name each access's own file.
+fn with_module(mut result: serde_json::Value, r: &super::check::FileVerdicts) -> serde_json::Value {
+    if let Some(m) = &r.module {
+        result["properties"]["module"] = json!(m.name);
+        result["properties"]["moduleFiles"] = json!(m.members.iter().map(|f| f.display().to_string()).collect::<Vec<_>>());
+    }
+    result
 }

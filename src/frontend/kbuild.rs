@@ -172,11 +172,11 @@ fn options_for(dir: &Path, entry: &str, config: &KernelConfig, values: &mut Vec<
 }
 
 /// Makefile variables that list files but not objects of the build.
-const NOT_OBJECT_LISTS: &[&str] = &["ccflags", "subdir-ccflags", "asflags", "always", "extra", "targets", "clean-files", "hostprogs", "userprogs"];
+pub(crate) const NOT_OBJECT_LISTS: &[&str] = &["ccflags", "subdir-ccflags", "asflags", "always", "extra", "targets", "clean-files", "hostprogs", "userprogs"];
 
 /// `obj-$(CONFIG_FOO)` → (`obj`, Some(`CONFIG_FOO`)); `foo-y` → (`foo`,
 /// None); `foo-objs` → (`foo`, None).
-fn split_variable(variable: &str) -> (&str, Option<String>) {
+pub(crate) fn split_variable(variable: &str) -> (&str, Option<String>) {
     if let Some(start) = variable.find("-$(") {
         let option = variable[start + 3..].trim_end_matches(')').to_string();
         return (&variable[..start], option.starts_with("CONFIG_").then_some(option));
@@ -187,7 +187,7 @@ fn split_variable(variable: &str) -> (&str, Option<String>) {
 
 /// The `VARIABLE += objects` and `VARIABLE := objects` lines of a Makefile,
 /// with backslash continuations joined and comments dropped.
-fn assignments(makefile: &str) -> Vec<(String, Vec<String>)> {
+pub(crate) fn assignments(makefile: &str) -> Vec<(String, Vec<String>)> {
     let joined = makefile.replace("\\\n", " ");
     joined
         .lines()

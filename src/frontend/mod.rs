@@ -6,6 +6,10 @@
 //!   headers tree, compile_commands.json, plain passthrough).
 //! * [`kbuild`]: what the kernel tree's configuration and Makefiles say:
 //!   the options that change flags, and why a file is not built.
+//! * [`kbuild_module`]: the files of a composite module, from its
+//!   Makefile.
+//! * [`compose`]: the entry points and definitions of a module's files
+//!   joined into one program's.
 //! * [`input`]: which files an invocation names, and the checks that turn bad
 //!   input into clean errors before libclang sees it.
 //! * [`parse`]: parsing one file and classifying clang's errors.
@@ -15,10 +19,12 @@
 //!   the IR, with regions, locks and kernel function models.
 
 pub mod clang;
+pub mod compose;
 pub mod flags;
 pub mod entry_points;
 pub mod input;
 pub mod kbuild;
+pub mod kbuild_module;
 pub mod lower;
 pub mod parse;
 pub mod registered;

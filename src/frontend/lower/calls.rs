@@ -137,7 +137,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         if let Some(v) = self.builtin(c, &name, &args) {
             return v;
         }
-        let definition = callee.definition();
+        // A function another file of the unit defines is called through
+        // this file's declaration, of the same USR.
+        let definition = callee.definition().or(Some(callee));
         if let Some(procedure) = definition.and_then(|d| self.s.procedures.get(&d.usr()).copied()) {
             let procedure = self.specialise(definition.expect("checked"), procedure, &args);
             return self.procedure_call(c, procedure, &args);
@@ -782,7 +784,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     Some(super::context::Storage::Memory { key, .. }) => Place::Mem { key, address },
                     Some(super::context::Storage::Shared { .. }) => self.pointee_place(address, object.ty()),
                     Some(super::context::Storage::Var(v)) => Place::Var(v),
-                    None => Place::Mem { key: super::regions::RegionKey::Global { name: super::place::global_name(decl) }, address },
+                    None => Place::Mem { key: super::regions::RegionKey::Global { name: super::place::global_symbol(decl, &self.s.qualified_statics) }, address },
                 },
                 None => self.pointee_place(address, object.ty()),
             },

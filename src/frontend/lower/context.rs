@@ -74,6 +74,11 @@ pub struct Shared<'m> {
     pub stats: LoweringStats,
     /// What the per-call private memory analysis needs to know.
     pub privacy: crate::analyses::private::Facts,
+    /// The names ([`super::place::global_name`]) of the variables with
+    /// internal linkage that several files of a multi-file unit define:
+    /// each file's is named with its file (`count@a.c`), since the linker
+    /// keeps one per file.
+    pub qualified_statics: std::collections::HashSet<String>,
 }
 
 impl<'m> Shared<'m> {
@@ -100,6 +105,7 @@ impl<'m> Shared<'m> {
             warnings: Vec::new(),
             stats: LoweringStats::default(),
             privacy: Default::default(),
+            qualified_statics: Default::default(),
         }
     }
 }

@@ -173,7 +173,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     if self.locals.contains_key(&decl.usr()) {
                         return LockIdentity::Unknown(format!("lock in local variable {}", decl.spelling()));
                     }
-                    path.insert(0, decl.spelling());
+                    path.insert(0, super::place::global_symbol(decl, &self.s.qualified_statics));
                     return LockIdentity::Global(path.join("."));
                 }
                 _ => return LockIdentity::Unknown("lock object computed at run time".into()),

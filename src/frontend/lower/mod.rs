@@ -100,9 +100,26 @@ pub fn lower_from<'t>(
     entry_points: &DriverEntryPoints,
     roots: Roots,
 ) -> Lowered {
-    let main_file: Arc<Path> = Arc::from(tu.main_file());
-    let main_id = tu.main_file_id();
-    let definitions = main_file_functions(tu, main_id);
+    let definitions = main_file_functions(tu, tu.main_file_id());
+    lower_unit(&[tu], &definitions, &HashMap::new(), models, entry_points, roots)
+}
+
+/// Lowers every function reachable from the given roots in the files of
+/// one unit (a module of several files, [`crate::frontend::compose`]):
+/// `definitions` are the unit's functions by their name in the unit (the
+/// entry points' names), `external` its non-static definitions by USR, to
+/// which a call from a file that only declares them resolves. A static
+/// variable whose name two files define is named with its file
+/// (`count@a.c`).
+pub fn lower_unit<'t>(
+    tus: &[&'t TranslationUnit<'t>],
+    definitions: &HashMap<String, Cursor<'t>>,
+    external: &HashMap<String, Cursor<'t>>,
+    models: &KernelModels,
+    entry_points: &DriverEntryPoints,
+    roots: Roots,
+) -> Lowered {
+    let main_file: Arc<Path> = Arc::from(tus.first().map_or(Path::new(""), |tu| tu.main_file()));
     let roots: Vec<Cursor<'t>> = match roots {
         Roots::EntryPoints => {
             entry_points.entry_points.iter().filter_map(|ep| definitions.get(&ep.function).copied()).collect()
@@ -115,6 +132,7 @@ pub fn lower_from<'t>(
     };
     let mut program = Program::new();
     let mut shared = Shared::new(models, main_file);
+    shared.qualified_statics = place::colliding_statics(tus);
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     shared.entry_records = quiesce::entry_records(&entry_points.entry_points);
@@ -131,8 +149,16 @@ pub fn lower_from<'t>(
                 .collect(),
         );
     }
-    if let Some(main_id) = main_id {
-        shared.field_targets = calls::collect_field_targets(tu.root(), main_id);
+    for tu in tus {
+        let Some(main_id) = tu.main_file_id() else { continue };
+        for (key, targets) in calls::collect_field_targets(tu.root(), main_id) {
+            let list = shared.field_targets.entry(key).or_default();
+            for t in targets {
+                if !list.contains(&t) {
+                    list.push(t);
+                }
+            }
+        }
     }
     shared.registered = crate::frontend::registered::RegisteredObjects::analyse(tu, models);
     // Functions stored in a structure field (a driver-internal ops table)
@@ -143,7 +169,7 @@ pub fn lower_from<'t>(
     let mut extra: Vec<Cursor<'t>> = definitions.values().filter(|d| stored.contains(&d.usr())).copied().collect();
     extra.sort_by_key(|c| c.location().offset);
     roots.extend(extra);
-    let functions = reach::reachable_functions(&roots, |name| models.replaces(name));
+    let functions = reach::reachable_functions(&roots, |name| models.replaces(name), external);
     for f in &functions {
         let id = calls::declare_procedure(&mut program, &mut shared, *f);
         shared.procedures.insert(f.usr(), id);

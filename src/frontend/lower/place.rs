@@ -81,6 +81,54 @@ pub fn global_name(decl: Cursor<'_>) -> String {
     }
 }
 
+/// [`global_name`] in a unit of several files: a variable with internal
+/// linkage (a `static` global or a static local, whose USR names its file,
+/// `c:a.c@count`, unlike an external one's `c:@count`) whose name is in
+/// `qualified` (several files define one of that name) gets its file's
+/// name appended, so that the files' statics stay distinct objects, as the
+/// linker keeps them.
+pub fn global_symbol(decl: Cursor<'_>, qualified: &std::collections::HashSet<String>) -> String {
+    let name = global_name(decl);
+    if !qualified.contains(&name) || decl.usr().starts_with("c:@") {
+        return name;
+    }
+    let file = decl.location().file.and_then(|f| f.as_path().file_name().map(|n| n.to_string_lossy().into_owned()));
+    match file {
+        Some(file) => format!("{name}@{file}"),
+        None => name,
+    }
+}
+
+/// The names ([`global_name`]) of the variables with internal linkage
+/// that more than one of the units' files define in its own code.
+pub fn colliding_statics<'t>(tus: &[&'t crate::frontend::clang::TranslationUnit<'t>]) -> std::collections::HashSet<String> {
+    fn walk(c: Cursor<'_>, main: crate::frontend::clang::FileId<'_>, out: &mut std::collections::BTreeSet<String>) {
+        c.for_each_child(|child| {
+            if !child.is_expanded_in(main) {
+                return true;
+            }
+            if child.kind() == CursorKind::VarDecl && child.is_static_storage() && !child.usr().starts_with("c:@") {
+                out.insert(global_name(child));
+            }
+            walk(child, main, out);
+            true
+        });
+    }
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    if tus.len() < 2 {
+        return Default::default();
+    }
+    for tu in tus {
+        let Some(main) = tu.main_file_id() else { continue };
+        let mut here = std::collections::BTreeSet::new();
+        walk(tu.root(), main, &mut here);
+        for name in here {
+            *seen.entry(name).or_default() += 1;
+        }
+    }
+    seen.into_iter().filter(|(_, n)| *n > 1).map(|(name, _)| name).collect()
+}
+
 /// The region key of a scalar field, given the field declaration: its
 /// innermost named record, or the union any anonymous level belongs to.
 pub fn field_key(field: Cursor<'_>) -> RegionKey {
@@ -237,7 +285,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     return self.object_or_scalar(address, decl.ty(), Owner::Local(key.clone()), Some(key));
                 }
                 // A global, or a static local.
-                let name = global_name(decl);
+                let name = global_symbol(decl, &self.s.qualified_statics);
                 let address = self.sized_global_address(&name, decl.ty());
                 self.record_initial_value(decl, &address);
                 let key = RegionKey::Global { name: name.clone() };

@@ -16,7 +16,15 @@ use crate::frontend::clang::{Cursor, CursorKind};
 use std::collections::{HashSet, VecDeque};
 
 /// The functions to lower, as definitions, in a stable order.
-pub fn reachable_functions<'t>(roots: &[Cursor<'t>], is_modelled: impl Fn(&str) -> bool) -> Vec<Cursor<'t>> {
+///
+/// `external` holds the non-static definitions of the other files of a
+/// multi-file unit by USR: a function this file only declares resolves to
+/// one of them.
+pub fn reachable_functions<'t>(
+    roots: &[Cursor<'t>],
+    is_modelled: impl Fn(&str) -> bool,
+    external: &std::collections::HashMap<String, Cursor<'t>>,
+) -> Vec<Cursor<'t>> {
     let mut seen: HashSet<String> = HashSet::new();
     let mut order = Vec::new();
     let mut queue: VecDeque<Cursor<'t>> = VecDeque::new();
@@ -35,7 +43,7 @@ pub fn reachable_functions<'t>(roots: &[Cursor<'t>], is_modelled: impl Fn(&str) 
             if is_modelled(&callee.spelling()) {
                 continue;
             }
-            let Some(def) = callee.definition() else { continue };
+            let Some(def) = callee.definition().or_else(|| external.get(&callee.usr()).copied()) else { continue };
             if seen.insert(def.usr()) {
                 queue.push_back(def);
             }
