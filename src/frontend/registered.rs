@@ -60,24 +60,26 @@ pub struct RegisteredObjects {
 }
 
 impl RegisteredObjects {
-    /// Walks the code of the file's main source to find the exposed
-    /// globals.
-    pub fn analyse<'t>(tu: &'t TranslationUnit<'t>, models: &KernelModels) -> RegisteredObjects {
+    /// Walks the code of the main sources of a unit's files (one file, or
+    /// every file of a module) to find the exposed globals.
+    pub fn analyse<'t>(tus: &[&'t TranslationUnit<'t>], models: &KernelModels) -> RegisteredObjects {
         let mut exposed = HashSet::new();
-        let Some(main_id) = tu.main_file_id() else { return RegisteredObjects { exposed } };
         let mut globals = Vec::new();
-        tu.root().for_each_child(|top| {
-            match top.kind() {
-                CursorKind::FunctionDecl if top.is_definition() && top.is_expanded_in(main_id) => {
-                    for child in top.children() {
-                        visit(child, models, &mut exposed);
+        for tu in tus {
+            let Some(main_id) = tu.main_file_id() else { continue };
+            tu.root().for_each_child(|top| {
+                match top.kind() {
+                    CursorKind::FunctionDecl if top.is_definition() && top.is_expanded_in(main_id) => {
+                        for child in top.children() {
+                            visit(child, models, &mut exposed);
+                        }
                     }
+                    CursorKind::VarDecl => globals.push(top),
+                    _ => {}
                 }
-                CursorKind::VarDecl => globals.push(top),
-                _ => {}
-            }
-            true
-        });
+                true
+            });
+        }
         // An object whose address an exposed object's initialiser holds is
         // exposed too: code may write through that pointer.
         loop {

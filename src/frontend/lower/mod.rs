@@ -160,7 +160,7 @@ pub fn lower_unit<'t>(
             }
         }
     }
-    shared.registered = crate::frontend::registered::RegisteredObjects::analyse(tu, models);
+    shared.registered = crate::frontend::registered::RegisteredObjects::analyse(tus, models);
     // Functions stored in a structure field (a driver-internal ops table)
     // may be called through it from anywhere: lower them too, so that such
     // calls resolve to their bodies.
