@@ -320,6 +320,13 @@ pub struct Program {
     /// The size in bytes of each global whose address is an uninterpreted
     /// constant (`addr_NAME()`).
     pub global_sizes: std::collections::BTreeMap<FuncId, u64>,
+    /// The havocked variables that receive an address inside the object
+    /// another address points into (an access at an unknown offset: a
+    /// model's ranged effect, an array's elements), with that base
+    /// address: C keeps such an access inside its object (pointer
+    /// arithmetic past an object's end is undefined), which the precise
+    /// phase and its replay enforce. Facts for the precise phase only.
+    pub inside: std::collections::BTreeMap<VarId, Expr>,
     /// What each procedure surely leaves quiesced when it returns (entry
     /// point indices), as the analysis that filled the `quiesce` commands'
     /// effective sets found it (`crate::analyses::quiesce::resolve_with`);

@@ -103,7 +103,19 @@ impl Exec<'_> {
                             self.constraints.push(below);
                             self.t.ite(fails, error, a)
                         }
-                        None => self.fresh("havoc", self.program.variables[*v].sort),
+                        // An address inside the object its base points
+                        // into (super::separation::object_end).
+                        None => {
+                            let f = self.fresh("havoc", self.program.variables[*v].sort);
+                            let program = self.program;
+                            if let Some(base) = program.inside.get(v) {
+                                let b = self.expr(st, base);
+                                let end = super::separation::object_end(&mut self.t, b);
+                                let inside = self.t.lt(f, end);
+                                self.constraints.push(inside);
+                            }
+                            f
+                        }
                     };
                     values.push(f);
                     st.env.insert(*v, f);

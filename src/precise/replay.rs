@@ -40,9 +40,16 @@
 //!   after the object's creation: the kernel hands registered objects to
 //!   callbacks through paths the lowering does not model, such as
 //!   misc_open's `file->private_data`): nothing else could have held that
-//!   address. (A `havoc` is not
-//!   checked: the lowering uses one for an address inside an object a
-//!   model's ranged access touches.)
+//!   address; nor, once published (or made by init), an address into an
+//!   object created in the run that no thread formed (the object's base,
+//!   or a value an expression of the driver computed): the kernel reaches
+//!   a driver's object only through the pointers the driver gave it, so
+//!   `base + 1` read from initial memory, where only `base` was stored,
+//!   is no pointer it holds;
+//! - an address at an unknown offset from another (a `havoc` the lowering
+//!   uses for a model's ranged access or an array's elements,
+//!   [`crate::ir::Program::inside`]) reaches past the end of the object
+//!   its base points into.
 //!
 //! The race is reproduced when the checked access runs at the witness's
 //! site, its thread is suspended by the yield behind it and resumes in
@@ -267,6 +274,11 @@ struct Interp<'p, 'o, 'a, 'c> {
     /// Objects created in this run: base, creator, and whether a
     /// registration of the creator's has published it since.
     objects: Vec<(i128, Who, bool)>,
+    /// The addresses inside objects created in this run that a thread
+    /// (init included) formed: each object's base, and every value an
+    /// expression of the driver computed. The kernel holds a pointer into
+    /// a driver's object only if the driver gave it one.
+    formed: std::collections::HashSet<i128>,
     /// Every write to shared memory: thread, region, address.
     writes: Vec<(Who, RegionId, i128)>,
     pending: Option<Pending>,
@@ -304,6 +316,7 @@ pub fn replay(
         locks: HashMap::new(),
         live: if live_at_start { [Who::Init, Who::T1, Who::T2].into_iter().collect() } else { Default::default() },
         objects: Vec::new(),
+        formed: std::collections::HashSet::new(),
         writes: Vec::new(),
         pending: None,
         globals: global_layout(program),
@@ -496,6 +509,13 @@ impl Interp<'_, '_, '_, '_> {
         if in_heap(v) && self.objects.iter().any(|&(base, who, published)| who != Who::Init && !published && v >= base && v < base + STRIDE) {
             return reject(format!("{what} points into an object the pair created, which it cannot have held"));
         }
+        // Published (or made by init), an object is reachable only through
+        // the pointers the driver formed: a value no thread computed (the
+        // object's address plus an offset nobody formed) is no address the
+        // kernel holds.
+        if in_heap(v) && !self.formed.contains(&v) && self.objects.iter().any(|&(base, _, _)| v >= base && v < base + STRIDE) {
+            return reject(format!("{what} points into an object created in this run, at an address no thread formed"));
+        }
         Ok(())
     }
 
@@ -570,9 +590,18 @@ impl Interp<'_, '_, '_, '_> {
                             a
                         }
                         // A havoc may stand for an address inside an object
-                        // (a ranged access of a model), so it is not checked.
+                        // (a ranged access of a model): it stays inside the
+                        // object its base points into (super::separation).
                         None => match self.oracle.value(t, sort) {
-                            Some(v) => v,
+                            Some(x) => {
+                                if let Some(base) = self.program.inside.get(v) {
+                                    let b = self.eval(th, base)?;
+                                    if x >= super::separation::object_end_of(b) {
+                                        return reject("an access at an unknown offset reaches past the end of its object");
+                                    }
+                                }
+                                x
+                            }
                             None => return reject("the model gives no value to a havoc"),
                         },
                     };
@@ -748,6 +777,7 @@ impl Interp<'_, '_, '_, '_> {
             return reject("a new object overlaps one that exists");
         }
         self.objects.push((a, who, false));
+        self.formed.insert(a);
         Ok(())
     }
 
@@ -865,7 +895,15 @@ impl Interp<'_, '_, '_, '_> {
         let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);
         match e.sort_of(program) {
             Ok(Sort::Bool) => self.oracle.bool(t).map(i128::from).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
-            _ => self.oracle.int(t).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
+            _ => {
+                let Some(x) = self.oracle.int(t) else { return reject("an expression the model cannot evaluate") };
+                // An address the driver formed (super::separation::HEAP and
+                // above: only objects' addresses).
+                if in_heap(x) {
+                    self.formed.insert(x);
+                }
+                Ok(x)
+            }
         }
     }
 }

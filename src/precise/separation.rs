@@ -25,6 +25,12 @@
 //!   at an address aligned to 64 bytes and past the previous one's size,
 //!   so distinct globals never overlap; a global of unknown size gets no
 //!   fixed address (and so no separation);
+//! - an address at an unknown offset from another (a model's ranged
+//!   effect on what an argument points to, an array's elements:
+//!   [`crate::ir::Program::inside`]) lies inside the object that address
+//!   points into, below the end of its stride, or below `HEAP` for an
+//!   object made before the pair: a ranged access through one thread's
+//!   local never reaches the other thread's frame;
 //! - the pointer arguments the kernel passes to the pair's entry points
 //!   point to objects that existed before the pair's threads started:
 //!   below `HEAP`, or into an object init created when init ran alone
@@ -118,6 +124,28 @@ pub fn global_layout(program: &Program) -> Vec<(i128, i128)> {
 
 fn align(size: i128) -> i128 {
     (size.max(1) + 63) / 64 * 64
+}
+
+/// Where the object that address `b` points into ends, as the layout
+/// knows it: the end of its stride for an object created during the pair
+/// (at or above [`HEAP`]), else [`HEAP`] (no object made before the pair
+/// reaches the pair's own). An access at an unknown offset from `b`
+/// ([`crate::ir::Program::inside`]) stays below it: C keeps a pointer's
+/// arithmetic inside its object.
+pub fn object_end(t: &mut TermBank, b: TermId) -> TermId {
+    let heap = t.int(HEAP);
+    let stride = t.int(STRIDE);
+    let from_heap = t.sub(b, heap);
+    let into = t.modulo(from_heap, stride);
+    let base = t.sub(b, into);
+    let end = t.add(&[base, stride]);
+    let pair_object = t.ge(b, heap);
+    t.ite(pair_object, end, heap)
+}
+
+/// The same end for a concrete address (the replay's check).
+pub fn object_end_of(b: i128) -> i128 {
+    if b >= HEAP { b - (b - HEAP).rem_euclid(STRIDE) + STRIDE } else { HEAP }
 }
 
 /// Whether an integer is in the range of the objects created during the
