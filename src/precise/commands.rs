@@ -76,7 +76,7 @@ impl Exec<'_> {
                     let f = match super::separation::object(self.program, *v) {
                         // A new object: its own address (super::separation).
                         Some(crate::ir::Address::Local { .. }) => {
-                            let a = self.bump.next();
+                            let a = self.bump.local();
                             self.t.int(a)
                         }
                         Some(crate::ir::Address::Allocation { may_fail }) => {
@@ -163,6 +163,20 @@ impl Exec<'_> {
                 let v = self.expr(st, value);
                 let cell = Cell::Region(*region);
                 self.write(who, cell, a, v, st, reach);
+                // Nothing writes read-only data (string literals).
+                let program = self.program;
+                for f in &program.read_only {
+                    let Some(&size) = program.global_sizes.get(f) else { continue };
+                    let base = crate::verify::solving::translate_with(&mut self.t, program, &mut |_| unreachable!(), &crate::ir::Expr::Apply(*f, Vec::new()));
+                    let end = self.t.int(i128::from(size));
+                    let end = self.t.add(&[base, end]);
+                    let from = self.t.ge(a, base);
+                    let to = self.t.lt(a, end);
+                    let inside = self.t.and(&[from, to]);
+                    let outside = self.t.not(inside);
+                    let c = self.t.implies(reach, outside);
+                    self.constraints.push(c);
+                }
                 let atomic = *access == AccessKind::Atomic;
                 let step = self.step(who, reach, st, span.as_ref(), function, StepKind::Write { region: *region, address: a, value: v, atomic });
                 if *access == AccessKind::Private {

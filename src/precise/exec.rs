@@ -407,7 +407,8 @@ impl<'a> Exec<'a> {
         let params = self.program.procedures[entry].params.clone();
         let args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
         // The kernel's arguments point to objects that existed before the
-        // pair's threads: never into one they create (super::separation).
+        // pair's threads: never into one they create, nor into a local's
+        // frame (init's calls have returned; super::separation).
         let limit = match who {
             Who::Init => super::separation::HEAP,
             _ => *self.args_below.get_or_insert(self.bump.end()),

@@ -220,6 +220,20 @@ fn reject<T>(why: impl Into<String>) -> Run<T> {
     Err(Stop::Reject(why.into()))
 }
 
+/// An object created in the run.
+struct Object {
+    base: i128,
+    /// Its creator.
+    who: Who,
+    /// Whether a registration of the creator's has published it since.
+    published: bool,
+    /// For a local's frame, the depth of its call in the creator's stack;
+    /// the object dies when that call returns.
+    frame: Option<usize>,
+    /// False once the call of a local's frame has returned.
+    alive: bool,
+}
+
 struct Frame {
     inv: u32,
     instance: usize,
@@ -271,9 +285,8 @@ struct Interp<'p, 'o, 'a, 'c> {
     live: std::collections::BTreeSet<Who>,
     /// What each registration makes live.
     closure: &'c super::liveness::LiveClosure,
-    /// Objects created in this run: base, creator, and whether a
-    /// registration of the creator's has published it since.
-    objects: Vec<(i128, Who, bool)>,
+    /// Objects created in this run.
+    objects: Vec<Object>,
     /// The addresses inside objects created in this run that a thread
     /// (init included) formed: each object's base, and every value an
     /// expression of the driver computed. The kernel holds a pointer into
@@ -283,6 +296,8 @@ struct Interp<'p, 'o, 'a, 'c> {
     writes: Vec<(Who, RegionId, i128)>,
     pending: Option<Pending>,
     globals: Vec<(i128, i128)>,
+    /// The read-only globals' addresses and sizes.
+    read_only: Vec<(i128, i128)>,
     /// The entry point (C name) each thread runs, and the threads that
     /// have finished, for the waits of `quiesce` commands.
     names: HashMap<Who, String>,
@@ -320,6 +335,7 @@ pub fn replay(
         writes: Vec::new(),
         pending: None,
         globals: global_layout(program),
+        read_only: super::separation::read_only_layout(program),
         closure,
         names: trace
             .threads
@@ -506,14 +522,25 @@ impl Interp<'_, '_, '_, '_> {
         // Objects init made while it ran alone are not checked: the kernel
         // hands them to callbacks through registrations the lowering does
         // not always model (`backlight_device_register`'s devdata).
-        if in_heap(v) && self.objects.iter().any(|&(base, who, published)| who != Who::Init && !published && v >= base && v < base + STRIDE) {
+        if !in_heap(v) {
+            return Ok(());
+        }
+        // At or above HEAP (2^64), past every C value, lie only the objects
+        // created in this run.
+        let Some(o) = self.objects.iter().find(|o| v >= o.base && v < o.base + STRIDE) else {
+            return reject(format!("{what} is past every C value (2^64 and above) where no object exists"));
+        };
+        if !o.alive {
+            return reject(format!("{what} points into a local of a call that has returned"));
+        }
+        if o.who != Who::Init && !o.published {
             return reject(format!("{what} points into an object the pair created, which it cannot have held"));
         }
         // Published (or made by init), an object is reachable only through
         // the pointers the driver formed: a value no thread computed (the
         // object's address plus an offset nobody formed) is no address the
         // kernel holds.
-        if in_heap(v) && !self.formed.contains(&v) && self.objects.iter().any(|&(base, _, _)| v >= base && v < base + STRIDE) {
+        if !self.formed.contains(&v) {
             return reject(format!("{what} points into an object created in this run, at an address no thread formed"));
         }
         Ok(())
@@ -586,7 +613,7 @@ impl Interp<'_, '_, '_, '_> {
                     let value = match self.program.addresses.get(v) {
                         Some(kind) => {
                             let Some(a) = self.oracle.value(t, sort) else { return reject("the model gives no address") };
-                            self.new_object(th.who, a, *kind)?;
+                            self.new_object(th.who, th.frames.len() - 1, a, *kind)?;
                             a
                         }
                         // A havoc may stand for an address inside an object
@@ -639,6 +666,9 @@ impl Interp<'_, '_, '_, '_> {
             Command::Store { region, address, value, access, .. } => {
                 let a = self.eval(th, address)?;
                 let v = self.eval(th, value)?;
+                if self.read_only.iter().any(|&(base, size)| a >= base && a < base + size) {
+                    return reject("a store into read-only data (a string literal)");
+                }
                 self.store(th.who, *region, a, v);
                 self.accessed(th.who, site, *region, a, v, *access);
             }
@@ -672,8 +702,8 @@ impl Interp<'_, '_, '_, '_> {
                     }
                 }
                 // A registration publishes what its thread created.
-                for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {
-                    o.2 = true;
+                for o in self.objects.iter_mut().filter(|o| o.who == th.who) {
+                    o.published = true;
                 }
             }
             Command::Quiesce { function, targets, .. } => {
@@ -752,6 +782,11 @@ impl Interp<'_, '_, '_, '_> {
             Terminator::Unreachable => reject("the path reaches an unreachable point"),
             Terminator::Return => {
                 let Some(frame) = th.frames.pop() else { return Ok(false) };
+                // The call's locals die with it.
+                let depth = th.frames.len();
+                for o in self.objects.iter_mut().filter(|o| o.who == th.who && o.frame == Some(depth)) {
+                    o.alive = false;
+                }
                 let (p, _) = &self.trace.invocations[frame.inv as usize];
                 let returns = self.program.procedures[*p].returns.clone();
                 for (r, target) in returns.iter().zip(&frame.results) {
@@ -764,19 +799,20 @@ impl Interp<'_, '_, '_, '_> {
     }
 
     /// A new object at `a`: apart from every object and global.
-    fn new_object(&mut self, who: Who, a: i128, kind: Address) -> Run<()> {
+    fn new_object(&mut self, who: Who, depth: usize, a: i128, kind: Address) -> Run<()> {
         if a == 0 || (kind == Address::AllocationOrError && !in_heap(a)) {
             return match kind {
                 Address::Allocation { may_fail: true } | Address::AllocationOrError => Ok(()),
                 _ => reject("an object that cannot be NULL is at address 0"),
             };
         }
-        let overlaps = self.objects.iter().any(|&(b, _, _)| (a - b).abs() < STRIDE)
+        let overlaps = self.objects.iter().any(|o| (a - o.base).abs() < STRIDE)
             || self.globals.iter().any(|&(g, size)| a < g + size && g < a + STRIDE);
         if overlaps {
             return reject("a new object overlaps one that exists");
         }
-        self.objects.push((a, who, false));
+        let frame = matches!(kind, Address::Local { .. }).then_some(depth);
+        self.objects.push(Object { base: a, who, published: false, frame, alive: true });
         self.formed.insert(a);
         Ok(())
     }

@@ -13,10 +13,10 @@
 //! to different objects. Here every object gets an address no other
 //! object shares, by a bump allocator over the integers:
 //!
-//! - the n-th object created in the expansion of a pair (an allocator's
-//!   result or a local's frame, [`crate::ir::Address`]; every call of a
-//!   function and each of the two threads creates its own) is at
-//!   `HEAP + n · STRIDE`, where `STRIDE` (2^40 bytes) exceeds any object a
+//! - the n-th allocation made in the expansion of a pair (an allocator's
+//!   result, [`crate::ir::Address`]) is at `HEAP + n · STRIDE`, and the
+//!   n-th local's frame (every call of a function and each of the two
+//!   threads creates its own) at `LOCALS + n · STRIDE`, where `STRIDE` (2^40 bytes) exceeds any object a
 //!   kernel allocator returns or a stack holds, so its fields
 //!   (`base + offset`, offset below its size) lie inside it and apart
 //!   from every other object's; an allocator that may fail returns
@@ -36,7 +36,8 @@
 //!   below `HEAP`, or into an object init created when init ran alone
 //!   first (probe's private structure, handed to a callback through the
 //!   object it registered); never into an object one of the two threads
-//!   creates.
+//!   creates (nor into one of init's locals, whose calls have returned:
+//!   the replay rejects such a witness).
 //!
 //! `HEAP` is 2^64, above every value of a C pointer, so no integer a
 //! driver computes from its arguments reaches it except through an
@@ -67,6 +68,10 @@ use crate::solver::{TermBank, TermId};
 pub const HEAP: i128 = 1 << 64;
 /// The distance between two objects created during the pair.
 pub const STRIDE: i128 = 1 << 40;
+/// Where the locals' frames created during the pair start: above every
+/// allocation (2^20 of them fit below), so that "an address in an
+/// allocation init made" is one comparison.
+pub const LOCALS: i128 = HEAP + (1 << 60);
 /// Where the globals are laid out.
 pub const GLOBALS: i128 = 1 << 56;
 
@@ -74,12 +79,22 @@ pub const GLOBALS: i128 = 1 << 56;
 #[derive(Default)]
 pub struct Bump {
     next: i128,
+    next_local: i128,
 }
 
 impl Bump {
-    /// Where the objects made so far end: every object below lies there.
+    /// Where the allocations made so far end: every allocation lies
+    /// below, every local's frame above ([`LOCALS`]).
     pub fn end(&self) -> i128 {
         HEAP + self.next * STRIDE
+    }
+
+    /// The address of the next local's frame: apart from the
+    /// allocations, above [`LOCALS`].
+    pub fn local(&mut self) -> i128 {
+        let a = LOCALS + self.next_local * STRIDE;
+        self.next_local += 1;
+        a
     }
 
     /// The address of the next new object.
@@ -88,6 +103,7 @@ impl Bump {
         self.next += 1;
         a
     }
+
 }
 
 /// What a havocked variable receives: the object kind, if it is an
@@ -120,6 +136,18 @@ pub fn global_layout(program: &Program) -> Vec<(i128, i128)> {
         at += align(i128::from(size));
     }
     out
+}
+
+/// The addresses and sizes of the read-only globals
+/// ([`crate::ir::Program::read_only`]), as [`globals`] lays them out.
+pub fn read_only_layout(program: &Program) -> Vec<(i128, i128)> {
+    program
+        .global_sizes
+        .keys()
+        .zip(global_layout(program))
+        .filter(|(f, _)| program.read_only.contains(f))
+        .map(|(_, layout)| layout)
+        .collect()
 }
 
 fn align(size: i128) -> i128 {
