@@ -730,6 +730,27 @@ impl<'a> Exec<'a> {
             }
         }
         let env = &st.env;
+        // An uninterpreted function's value (a drvdata getter, a function
+        // of the device) is no value a thread computed: an address below
+        // 2^64, or into an allocation made so far, never past every object
+        // (super::separation; the replay rejects the rest).
+        let program = self.program;
+        let mut applied = Vec::new();
+        e.walk(&mut |sub| {
+            if let Expr::Apply(_, args) = sub {
+                if !args.is_empty() && matches!(sub.sort_of(program), Ok(Sort::Int)) {
+                    applied.push(sub.clone());
+                }
+            }
+        });
+        if !applied.is_empty() {
+            let end = self.t.int(self.bump.end());
+            for sub in &applied {
+                let value = crate::verify::solving::translate_with(&mut self.t, program, &mut |v| env[&v], sub);
+                let below = self.t.lt(value, end);
+                self.constraints.push(below);
+            }
+        }
         crate::verify::solving::translate_with(&mut self.t, self.program, &mut |v| env[&v], e)
     }
 
