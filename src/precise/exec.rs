@@ -744,7 +744,9 @@ impl<'a> Exec<'a> {
             }
         });
         if !applied.is_empty() {
-            let end = self.t.int(self.bump.end());
+            // In the pair's threads: the allocations init made (what the
+            // kernel held before them), as for their arguments.
+            let end = self.t.int(self.args_below.unwrap_or(self.bump.end()));
             for sub in &applied {
                 let value = crate::verify::solving::translate_with(&mut self.t, program, &mut |v| env[&v], sub);
                 let below = self.t.lt(value, end);
