@@ -330,6 +330,19 @@ pub struct Program {
     /// The scalar integer globals whose definition gives a nonzero constant
     /// initialiser, with its value; like [`Program::zero_globals`].
     pub global_values: std::collections::BTreeMap<FuncId, i128>,
+    /// The havocked variables that receive an address inside the object
+    /// another address points into (an access at an unknown offset: a
+    /// model's ranged effect, an array's elements), with that base
+    /// address: C keeps such an access inside its object (pointer
+    /// arithmetic past an object's end is undefined), which the precise
+    /// phase and its replay enforce. Facts for the precise phase only.
+    pub inside: std::collections::BTreeMap<VarId, Expr>,
+    /// The globals (by address function, with a size in `global_sizes`)
+    /// whose memory nothing writes: the string literals, which the kernel
+    /// keeps in read-only data (`.rodata`, mapped read-only with
+    /// CONFIG_STRICT_KERNEL_RWX: a store there faults). Facts for the
+    /// precise phase only.
+    pub read_only: std::collections::BTreeSet<FuncId>,
     /// What each procedure surely leaves quiesced when it returns (entry
     /// point indices), as the analysis that filled the `quiesce` commands'
     /// effective sets found it (`crate::analyses::quiesce::resolve_with`);

@@ -6,8 +6,12 @@
 //! exactly one registration of that kind exists: the call names one timer,
 //! work item or line, and the lowering does not identify which) or
 //! `structs:S,S` (every entry point all of whose registrations are fields
-//! of those structures: `unregister_netdev` and `net_device_ops`), or
-//! `unresolved` (none: the command only marks the wait).
+//! of those structures: `unregister_netdev` and `net_device_ops`),
+//! `member:M/S.F` (the callback stored in field F of the structure S that
+//! member M of the call's first argument points to, read from that
+//! argument's static initializer: `misc_deregister(&dev)` with `dev.fops
+//! = &fops` names `fops.open`), or `unresolved` (none: the command only
+//! marks the wait).
 
 use super::EntryKind;
 
@@ -24,6 +28,15 @@ pub enum Quiesced {
     /// names none, and its command only marks where the wait is
     /// (`racewatch svcomp`'s precise phase stops `main` there).
     Unresolved,
+    /// The callback stored in field `field` (`record.field`) of the
+    /// structure variable that member `member` of the call's first
+    /// argument (a global with a static initializer) points to.
+    Member {
+        /// The member of the argument's structure (`fops`).
+        member: String,
+        /// The callback's field (`file_operations.open`).
+        field: String,
+    },
 }
 
 /// A function that quiesces callbacks.
@@ -72,8 +85,15 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
         Quiesced::Structs(list.split(',').map(|s| s.trim().to_string()).collect())
     } else if x.quiesces == "unresolved" {
         Quiesced::Unresolved
+    } else if let Some(spec) = x.quiesces.strip_prefix("member:") {
+        match spec.split_once('/') {
+            Some((member, field)) if !member.is_empty() && field.split_once('.').is_some_and(|(s, f)| !s.is_empty() && !f.is_empty()) => {
+                Quiesced::Member { member: member.trim().to_string(), field: field.trim().to_string() }
+            }
+            _ => return Err(format!("quiesces `{f}`: `member:` must be member:M/S.F (got `{}`)", x.quiesces)),
+        }
     } else {
-        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S or unresolved (got `{}`)", x.quiesces));
+        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S, member:M/S.F or unresolved (got `{}`)", x.quiesces));
     };
     let stops_self = match x.self_.as_deref() {
         None | Some("waits") => false,

@@ -76,7 +76,7 @@ impl Exec<'_> {
                     let f = match super::separation::object(self.program, *v) {
                         // A new object: its own address (super::separation).
                         Some(crate::ir::Address::Local { .. }) => {
-                            let a = self.bump.next();
+                            let a = self.bump.local();
                             self.t.int(a)
                         }
                         Some(crate::ir::Address::Allocation { may_fail }) => {
@@ -106,8 +106,17 @@ impl Exec<'_> {
                             self.constraints.push(below);
                             self.t.ite(fails, error, a)
                         }
+                        // An address inside the object its base points
+                        // into (super::separation::object_end).
                         None => {
                             let h = self.fresh("havoc", self.program.variables[*v].sort);
+                            let program = self.program;
+                            if let Some(base) = program.inside.get(v) {
+                                let b = self.expr(st, base);
+                                let end = super::separation::object_end(&mut self.t, b);
+                                let inside = self.t.lt(h, end);
+                                self.constraints.push(inside);
+                            }
                             if self.program_start && self.program.variables[*v].sort == Sort::Int && !self.is_address_havoc(*v) {
                                 // A value every C integer type holds: the
                                 // witness never needs one outside its type.
@@ -167,6 +176,20 @@ impl Exec<'_> {
                 let v = self.expr(st, value);
                 let cell = Cell::Region(*region);
                 self.write(who, cell, a, v, st, reach);
+                // Nothing writes read-only data (string literals).
+                let program = self.program;
+                for f in &program.read_only {
+                    let Some(&size) = program.global_sizes.get(f) else { continue };
+                    let base = crate::verify::solving::translate_with(&mut self.t, program, &mut |_| unreachable!(), &crate::ir::Expr::Apply(*f, Vec::new()));
+                    let end = self.t.int(i128::from(size));
+                    let end = self.t.add(&[base, end]);
+                    let from = self.t.ge(a, base);
+                    let to = self.t.lt(a, end);
+                    let inside = self.t.and(&[from, to]);
+                    let outside = self.t.not(inside);
+                    let c = self.t.implies(reach, outside);
+                    self.constraints.push(c);
+                }
                 let atomic = *access == AccessKind::Atomic;
                 let step = self.step(who, reach, st, span.as_ref(), function, StepKind::Write { region: *region, address: a, value: v, atomic });
                 if *access == AccessKind::Private {

@@ -424,7 +424,8 @@ impl<'a> Exec<'a> {
         let params = self.program.procedures[entry].params.clone();
         let args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
         // The kernel's arguments point to objects that existed before the
-        // pair's threads: never into one they create (super::separation).
+        // pair's threads: never into one they create, nor into a local's
+        // frame (init's calls have returned; super::separation).
         let limit = match who {
             Who::Init => super::separation::HEAP,
             _ => *self.args_below.get_or_insert(self.bump.end()),
@@ -751,6 +752,29 @@ impl<'a> Exec<'a> {
             }
         }
         let env = &st.env;
+        // An uninterpreted function's value (a drvdata getter, a function
+        // of the device) is no value a thread computed: an address below
+        // 2^64, or into an allocation made so far, never past every object
+        // (super::separation; the replay rejects the rest).
+        let program = self.program;
+        let mut applied = Vec::new();
+        e.walk(&mut |sub| {
+            if let Expr::Apply(_, args) = sub {
+                if !args.is_empty() && matches!(sub.sort_of(program), Ok(Sort::Int)) {
+                    applied.push(sub.clone());
+                }
+            }
+        });
+        if !applied.is_empty() {
+            // In the pair's threads: the allocations init made (what the
+            // kernel held before them), as for their arguments.
+            let end = self.t.int(self.args_below.unwrap_or(self.bump.end()));
+            for sub in &applied {
+                let value = crate::verify::solving::translate_with(&mut self.t, program, &mut |v| env[&v], sub);
+                let below = self.t.lt(value, end);
+                self.constraints.push(below);
+            }
+        }
         crate::verify::solving::translate_with(&mut self.t, self.program, &mut |v| env[&v], e)
     }
 

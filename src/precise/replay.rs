@@ -40,9 +40,17 @@
 //!   after the object's creation: the kernel hands registered objects to
 //!   callbacks through paths the lowering does not model, such as
 //!   misc_open's `file->private_data`): nothing else could have held that
-//!   address. (A `havoc` is not
-//!   checked: the lowering uses one for an address inside an object a
-//!   model's ranged access touches.)
+//!   address; nor, once published, an address into an object one of the
+//!   two threads created that no thread formed (the object's base, or a
+//!   value an expression of the driver computed): the kernel reaches a
+//!   driver's object only through the pointers the driver gave it, so
+//!   `base + 1` read from initial memory, where only `base` was stored,
+//!   is no pointer it holds; nor an address into a local's frame whose
+//!   call has returned;
+//! - an address at an unknown offset from another (a `havoc` the lowering
+//!   uses for a model's ranged access or an array's elements,
+//!   [`crate::ir::Program::inside`]) reaches past the end of the object
+//!   its base points into.
 //!
 //! The race is reproduced when the checked access runs at the witness's
 //! site, its thread is suspended by the yield behind it and resumes in
@@ -218,6 +226,20 @@ fn reject<T>(why: impl Into<String>) -> Run<T> {
     Err(Stop::Reject(why.into()))
 }
 
+/// An object created in the run.
+struct Object {
+    base: i128,
+    /// Its creator.
+    who: Who,
+    /// Whether a registration of the creator's has published it since.
+    published: bool,
+    /// For a local's frame, the depth of its call in the creator's stack;
+    /// the object dies when that call returns.
+    frame: Option<usize>,
+    /// False once the call of a local's frame has returned.
+    alive: bool,
+}
+
 struct Frame {
     inv: u32,
     instance: usize,
@@ -269,13 +291,19 @@ struct Interp<'p, 'o, 'a, 'c> {
     live: std::collections::BTreeSet<Who>,
     /// What each registration makes live.
     closure: &'c super::liveness::LiveClosure,
-    /// Objects created in this run: base, creator, and whether a
-    /// registration of the creator's has published it since.
-    objects: Vec<(i128, Who, bool)>,
+    /// Objects created in this run.
+    objects: Vec<Object>,
+    /// The addresses inside objects created in this run that a thread
+    /// (init included) formed: each object's base, and every value an
+    /// expression of the driver computed. The kernel holds a pointer into
+    /// a driver's object only if the driver gave it one.
+    formed: std::collections::HashSet<i128>,
     /// Every write to shared memory: thread, region, address.
     writes: Vec<(Who, RegionId, i128)>,
     pending: Option<Pending>,
     globals: Vec<(i128, i128)>,
+    /// The read-only globals' addresses and sizes.
+    read_only: Vec<(i128, i128)>,
     /// The entry point (C name) each thread runs, and the threads that
     /// have finished, for the waits of `quiesce` commands.
     names: HashMap<Who, String>,
@@ -316,9 +344,11 @@ pub fn replay(
         locks: HashMap::new(),
         live: if live_at_start { [Who::Init, Who::T1, Who::T2].into_iter().collect() } else { Default::default() },
         objects: Vec::new(),
+        formed: std::collections::HashSet::new(),
         writes: Vec::new(),
         pending: None,
         globals: global_layout(program),
+        read_only: super::separation::read_only_layout(program),
         closure,
         names: trace
             .threads
@@ -513,8 +543,27 @@ impl Interp<'_, '_, '_, '_> {
         // Objects init made while it ran alone are not checked: the kernel
         // hands them to callbacks through registrations the lowering does
         // not always model (`backlight_device_register`'s devdata).
-        if in_heap(v) && self.objects.iter().any(|&(base, who, published)| who != Who::Init && !published && v >= base && v < base + STRIDE) {
+        if !in_heap(v) {
+            return Ok(());
+        }
+        let Some(o) = self.objects.iter().find(|o| v >= o.base && v < o.base + STRIDE) else {
+            return Ok(());
+        };
+        if !o.alive {
+            return reject(format!("{what} points into a local of a call that has returned"));
+        }
+        if o.who != Who::Init && !o.published {
             return reject(format!("{what} points into an object the pair created, which it cannot have held"));
+        }
+        // Published, an object of the pair is reachable only through the
+        // pointers the driver formed: a value no thread computed (the
+        // object's address plus an offset nobody formed) is no address the
+        // kernel holds. (Init's objects are not checked: the kernel hands
+        // them to callbacks through registrations the lowering does not
+        // always model, at offsets it computes itself, such as
+        // `&priv->timer`.)
+        if o.who != Who::Init && !self.formed.contains(&v) {
+            return reject(format!("{what} points into an object created in this run, at an address no thread formed"));
         }
         Ok(())
     }
@@ -586,16 +635,25 @@ impl Interp<'_, '_, '_, '_> {
                     let value = match self.program.addresses.get(v) {
                         Some(kind) => {
                             let Some(a) = self.oracle.value(t, sort) else { return reject("the model gives no address") };
-                            self.new_object(th.who, a, *kind)?;
+                            self.new_object(th.who, th.frames.len() - 1, a, *kind)?;
                             a
                         }
                         // A havoc may stand for an address inside an object
-                        // (a ranged access of a model), so it is not checked.
+                        // (a ranged access of a model): it stays inside the
+                        // object its base points into (super::separation).
                         None => match self.oracle.value(t, sort) {
                             Some(x) if self.start.is_some() && sort == Sort::Int && !super::start::havoc_allowed(x) && !self.address_havocs.contains(v) => {
                                 return reject("a havocked value outside what every integer type holds");
                             }
-                            Some(v) => v,
+                            Some(x) => {
+                                if let Some(base) = self.program.inside.get(v) {
+                                    let b = self.eval(th, base)?;
+                                    if x >= super::separation::object_end_of(b) {
+                                        return reject("an access at an unknown offset reaches past the end of its object");
+                                    }
+                                }
+                                x
+                            }
                             None => return reject("the model gives no value to a havoc"),
                         },
                     };
@@ -633,6 +691,9 @@ impl Interp<'_, '_, '_, '_> {
             Command::Store { region, address, value, access, .. } => {
                 let a = self.eval(th, address)?;
                 let v = self.eval(th, value)?;
+                if self.read_only.iter().any(|&(base, size)| a >= base && a < base + size) {
+                    return reject("a store into read-only data (a string literal)");
+                }
                 self.store(th.who, *region, a, v)?;
                 self.accessed(th.who, site, *region, a, v, *access);
             }
@@ -676,8 +737,8 @@ impl Interp<'_, '_, '_, '_> {
                     self.live.extend(made);
                 }
                 // A registration publishes what its thread created.
-                for o in self.objects.iter_mut().filter(|o| o.1 == th.who) {
-                    o.2 = true;
+                for o in self.objects.iter_mut().filter(|o| o.who == th.who) {
+                    o.published = true;
                 }
             }
             Command::Quiesce { function, targets, .. } => {
@@ -756,6 +817,11 @@ impl Interp<'_, '_, '_, '_> {
             Terminator::Unreachable => reject("the path reaches an unreachable point"),
             Terminator::Return => {
                 let Some(frame) = th.frames.pop() else { return Ok(false) };
+                // The call's locals die with it.
+                let depth = th.frames.len();
+                for o in self.objects.iter_mut().filter(|o| o.who == th.who && o.frame == Some(depth)) {
+                    o.alive = false;
+                }
                 let (p, _) = &self.trace.invocations[frame.inv as usize];
                 let returns = self.program.procedures[*p].returns.clone();
                 for (r, target) in returns.iter().zip(&frame.results) {
@@ -768,19 +834,21 @@ impl Interp<'_, '_, '_, '_> {
     }
 
     /// A new object at `a`: apart from every object and global.
-    fn new_object(&mut self, who: Who, a: i128, kind: Address) -> Run<()> {
+    fn new_object(&mut self, who: Who, depth: usize, a: i128, kind: Address) -> Run<()> {
         if a == 0 || (kind == Address::AllocationOrError && !in_heap(a)) {
             return match kind {
                 Address::Allocation { may_fail: true } | Address::AllocationOrError => Ok(()),
                 _ => reject("an object that cannot be NULL is at address 0"),
             };
         }
-        let overlaps = self.objects.iter().any(|&(b, _, _)| (a - b).abs() < STRIDE)
+        let overlaps = self.objects.iter().any(|o| (a - o.base).abs() < STRIDE)
             || self.globals.iter().any(|&(g, size)| a < g + size && g < a + STRIDE);
         if overlaps {
             return reject("a new object overlaps one that exists");
         }
-        self.objects.push((a, who, false));
+        let frame = matches!(kind, Address::Local { .. }).then_some(depth);
+        self.objects.push(Object { base: a, who, published: false, frame, alive: true });
+        self.formed.insert(a);
         Ok(())
     }
 
@@ -948,7 +1016,15 @@ impl Interp<'_, '_, '_, '_> {
         }
         match e.sort_of(program) {
             Ok(Sort::Bool) => self.oracle.bool(t).map(i128::from).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
-            _ => self.oracle.int(t).map_or_else(|| reject("an expression the model cannot evaluate"), Ok),
+            _ => {
+                let Some(x) = self.oracle.int(t) else { return reject("an expression the model cannot evaluate") };
+                // An address the driver formed (super::separation::HEAP and
+                // above: only objects' addresses).
+                if in_heap(x) {
+                    self.formed.insert(x);
+                }
+                Ok(x)
+            }
         }
     }
 }

@@ -13,10 +13,10 @@
 //! to different objects. Here every object gets an address no other
 //! object shares, by a bump allocator over the integers:
 //!
-//! - the n-th object created in the expansion of a pair (an allocator's
-//!   result or a local's frame, [`crate::ir::Address`]; every call of a
-//!   function and each of the two threads creates its own) is at
-//!   `HEAP + n · STRIDE`, where `STRIDE` (2^40 bytes) exceeds any object a
+//! - the n-th allocation made in the expansion of a pair (an allocator's
+//!   result, [`crate::ir::Address`]) is at `HEAP + n · STRIDE`, and the
+//!   n-th local's frame (every call of a function and each of the two
+//!   threads creates its own) at `LOCALS + n · STRIDE`, where `STRIDE` (2^40 bytes) exceeds any object a
 //!   kernel allocator returns or a stack holds, so its fields
 //!   (`base + offset`, offset below its size) lie inside it and apart
 //!   from every other object's; an allocator that may fail returns
@@ -25,12 +25,19 @@
 //!   at an address aligned to 64 bytes and past the previous one's size,
 //!   so distinct globals never overlap; a global of unknown size gets no
 //!   fixed address (and so no separation);
+//! - an address at an unknown offset from another (a model's ranged
+//!   effect on what an argument points to, an array's elements:
+//!   [`crate::ir::Program::inside`]) lies inside the object that address
+//!   points into, below the end of its stride, or below `HEAP` for an
+//!   object made before the pair: a ranged access through one thread's
+//!   local never reaches the other thread's frame;
 //! - the pointer arguments the kernel passes to the pair's entry points
 //!   point to objects that existed before the pair's threads started:
 //!   below `HEAP`, or into an object init created when init ran alone
 //!   first (probe's private structure, handed to a callback through the
 //!   object it registered); never into an object one of the two threads
-//!   creates.
+//!   creates (nor into one of init's locals, whose calls have returned:
+//!   the replay rejects such a witness).
 //!
 //! `HEAP` is 2^64, above every value of a C pointer, so no integer a
 //! driver computes from its arguments reaches it except through an
@@ -61,6 +68,10 @@ use crate::solver::{TermBank, TermId};
 pub const HEAP: i128 = 1 << 64;
 /// The distance between two objects created during the pair.
 pub const STRIDE: i128 = 1 << 40;
+/// Where the locals' frames created during the pair start: above every
+/// allocation (2^20 of them fit below), so that "an address in an
+/// allocation init made" is one comparison.
+pub const LOCALS: i128 = HEAP + (1 << 60);
 /// Where the globals are laid out.
 pub const GLOBALS: i128 = 1 << 56;
 
@@ -68,12 +79,22 @@ pub const GLOBALS: i128 = 1 << 56;
 #[derive(Default)]
 pub struct Bump {
     next: i128,
+    next_local: i128,
 }
 
 impl Bump {
-    /// Where the objects made so far end: every object below lies there.
+    /// Where the allocations made so far end: every allocation lies
+    /// below, every local's frame above ([`LOCALS`]).
     pub fn end(&self) -> i128 {
         HEAP + self.next * STRIDE
+    }
+
+    /// The address of the next local's frame: apart from the
+    /// allocations, above [`LOCALS`].
+    pub fn local(&mut self) -> i128 {
+        let a = LOCALS + self.next_local * STRIDE;
+        self.next_local += 1;
+        a
     }
 
     /// The address of the next new object.
@@ -82,6 +103,7 @@ impl Bump {
         self.next += 1;
         a
     }
+
 }
 
 /// What a havocked variable receives: the object kind, if it is an
@@ -116,8 +138,42 @@ pub fn global_layout(program: &Program) -> Vec<(i128, i128)> {
     out
 }
 
+/// The addresses and sizes of the read-only globals
+/// ([`crate::ir::Program::read_only`]), as [`globals`] lays them out.
+pub fn read_only_layout(program: &Program) -> Vec<(i128, i128)> {
+    program
+        .global_sizes
+        .keys()
+        .zip(global_layout(program))
+        .filter(|(f, _)| program.read_only.contains(f))
+        .map(|(_, layout)| layout)
+        .collect()
+}
+
 fn align(size: i128) -> i128 {
     (size.max(1) + 63) / 64 * 64
+}
+
+/// Where the object that address `b` points into ends, as the layout
+/// knows it: the end of its stride for an object created during the pair
+/// (at or above [`HEAP`]), else [`HEAP`] (no object made before the pair
+/// reaches the pair's own). An access at an unknown offset from `b`
+/// ([`crate::ir::Program::inside`]) stays below it: C keeps a pointer's
+/// arithmetic inside its object.
+pub fn object_end(t: &mut TermBank, b: TermId) -> TermId {
+    let heap = t.int(HEAP);
+    let stride = t.int(STRIDE);
+    let from_heap = t.sub(b, heap);
+    let into = t.modulo(from_heap, stride);
+    let base = t.sub(b, into);
+    let end = t.add(&[base, stride]);
+    let pair_object = t.ge(b, heap);
+    t.ite(pair_object, end, heap)
+}
+
+/// The same end for a concrete address (the replay's check).
+pub fn object_end_of(b: i128) -> i128 {
+    if b >= HEAP { b - (b - HEAP).rem_euclid(STRIDE) + STRIDE } else { HEAP }
 }
 
 /// Whether an integer is in the range of the objects created during the

@@ -202,6 +202,8 @@ pub fn lower_unit<'t>(
     let (regions, merges) = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
     let private = mark_private(&mut program, &privacy, models, entry_points);
+    // The addresses inside an object, for the precise phase's separation.
+    program.inside = privacy.within.iter().cloned().collect();
     // Which entry points may run at the same time (the pairs of the
     // lockset phase: kept by the serialisation rules, not both holding
     // one pseudo lock), for what can re-arm a quiesced callback.

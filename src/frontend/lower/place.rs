@@ -238,6 +238,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             CursorKind::StringLiteral => {
                 let f = self.function("string_literal", 0);
+                // Every literal lies in one read-only block of its own
+                // (separation for the precise phase).
+                self.b.program().global_sizes.insert(f, STRING_LITERALS_SIZE);
+                self.b.program().read_only.insert(f);
                 let key = RegionKey::Global { name: "string literals".into() };
                 Place::Object(Object { address: Expr::apply(f, vec![]), ty: c.ty(), owner: Owner::Global, field_key: Some(key) })
             }
@@ -676,3 +680,7 @@ fn is_integer(kind: crate::frontend::clang::TypeKind) -> bool {
     use crate::frontend::clang::TypeKind as K;
     (K::Bool as i32..=K::Int128 as i32).contains(&(kind as i32)) || kind == K::Enum
 }
+/// The bytes the precise phase sets aside for all string literals
+/// together (one address function stands for them all): more than any
+/// driver's literals.
+const STRING_LITERALS_SIZE: u64 = 1 << 32;

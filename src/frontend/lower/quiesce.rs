@@ -8,7 +8,14 @@
 //! timer, work item, tasklet, NAPI context or line, which the lowering
 //! does not identify; with two registrations of a kind the call may name
 //! either, so it names neither); for `structs:S,S`, every entry point all
-//! of whose registrations are fields of those structures. Which of them
+//! of whose registrations are fields of those structures; for
+//! `member:M/S.F`, the entry point stored in field F of the structure
+//! variable V that member M of the call's argument points to, read from
+//! the static initializer of the global the argument names
+//! (`misc_deregister(&dev)`, `static struct miscdevice dev = { .fops =
+//! &fops }`), provided V's address is taken nowhere else in its file (so
+//! nothing else, such as `cdev_init(&c, &fops)`, calls that callback) and
+//! the entry point is registered only there. Which of them
 //! the call surely stops is decided after lowering
 //! ([`crate::analyses::quiesce`]).
 
@@ -131,6 +138,17 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
             }
         }
         Quiesced::Unresolved => {}
+        Quiesced::Member { member, field } => {
+            if let Some(holder) = args.first().and_then(|a| member_target(*a, member)) {
+                for (f, records) in &shared.entry_records {
+                    let only_there = !records.is_empty()
+                        && records.iter().all(|o| o.field.as_deref() == Some(field.as_str()) && o.holder.as_deref() == Some(holder.as_str()));
+                    if only_there {
+                        out.push(f.clone());
+                    }
+                }
+            }
+        }
         Quiesced::Structs(structs) => {
             for (f, records) in &shared.entry_records {
                 let all = !records.is_empty() && records.iter().all(|o| o.record.as_ref().is_some_and(|r| structs.contains(r)));
@@ -143,4 +161,64 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
     out.sort();
     out.dedup();
     out
+}
+
+/// The global variable whose address member `member` of the global the
+/// argument names (`&dev`) holds in that global's static initializer
+/// (`.fops = &fops`: `fops`), if that is the only place in its file that
+/// takes the variable's address.
+fn member_target(arg: Cursor<'_>, member: &str) -> Option<String> {
+    let global = global_var(arg)?;
+    let init = global.definition().unwrap_or(global).var_initializer()?;
+    if init.kind() != CursorKind::InitListExpr {
+        return None;
+    }
+    let value = init.children().into_iter().find_map(|element| {
+        let field = crate::frontend::entry_points::designated_field(element)?;
+        (field.spelling() == member).then(|| element.children().last().copied()).flatten()
+    })?;
+    let target = global_var(value)?;
+    let root = global.semantic_parent()?;
+    let file = target.location().file;
+    let usr = target.usr();
+    // Every use of the variable in its own file (a `static` variable is
+    // used nowhere else): only the initializer's may take it.
+    let mut uses = 0usize;
+    root.for_each_child(|top| {
+        if top.location().file == file {
+            count_uses(top, &usr, &mut uses);
+        }
+        true
+    });
+    (uses == 1 && target.is_static_storage()).then(|| target.spelling())
+}
+
+/// The global variable a `&V` expression names (through parentheses and
+/// casts).
+fn global_var<'t>(c: Cursor<'t>) -> Option<Cursor<'t>> {
+    match c.kind() {
+        CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => global_var(*c.children().last()?),
+        CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::AddrOf => {
+            let inner = *c.children().last()?;
+            let inner = if matches!(inner.kind(), CursorKind::ParenExpr | CursorKind::UnexposedExpr) { *inner.children().last()? } else { inner };
+            if inner.kind() != CursorKind::DeclRefExpr {
+                return None;
+            }
+            let v = inner.referenced()?;
+            let global = v.kind() == CursorKind::VarDecl && v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit);
+            global.then_some(v)
+        }
+        _ => None,
+    }
+}
+
+/// Counts the references to the declaration with this USR under `c`.
+fn count_uses(c: Cursor<'_>, usr: &str, uses: &mut usize) {
+    if c.kind() == CursorKind::DeclRefExpr && c.referenced().is_some_and(|d| d.usr() == usr) {
+        *uses += 1;
+    }
+    c.for_each_child(|child| {
+        count_uses(child, usr, uses);
+        true
+    });
 }
