@@ -82,19 +82,19 @@ impl RegisteredObjects {
         }
         // An object whose address an exposed object's initialiser holds is
         // exposed too: code may write through that pointer.
-        loop {
-            let before = exposed.len();
-            for g in &globals {
-                if exposed.contains(&g.usr()) {
-                    if let Some(init) = g.var_initializer() {
-                        let mut vars = Vec::new();
-                        references(init, &mut Vec::new(), &mut vars);
-                        exposed.extend(vars.iter().map(|v| v.usr()));
-                    }
-                }
-            }
-            if exposed.len() == before {
-                break;
+        let held: std::collections::HashMap<String, Vec<String>> = globals
+            .iter()
+            .filter_map(|g| {
+                let init = g.var_initializer()?;
+                let mut vars = Vec::new();
+                references(init, &mut Vec::new(), &mut vars);
+                Some((g.usr(), vars.iter().map(|v| v.usr()).collect()))
+            })
+            .collect();
+        let mut todo: Vec<String> = exposed.iter().cloned().collect();
+        while let Some(usr) = todo.pop() {
+            if let Some(vars) = held.get(&usr) {
+                todo.extend(vars.iter().filter(|v| exposed.insert((*v).clone())).cloned());
             }
         }
         RegisteredObjects { exposed }

@@ -246,18 +246,19 @@ pub(crate) struct Liveness {
 impl Liveness {
     /// The liveness of a lowered program's entry points, in its order.
     pub(crate) fn of(lowered: &Program) -> Liveness {
-        let entries: Vec<(String, Vec<ProcId>)> =
-            lowered.entry_points.values().map(|e| (e.name.clone(), lowered.reachable(e.procedure))).collect();
-        Liveness::new(lowered, &entries)
+        Liveness::new(lowered, &Liveness::entries(lowered))
+    }
+
+    /// Each entry point's name with the procedures it reaches.
+    fn entries(lowered: &Program) -> Vec<(String, Vec<ProcId>)> {
+        lowered.entry_points.values().map(|e| (e.name.clone(), lowered.reachable(e.procedure))).collect()
     }
 
     /// The liveness counting only the `live` commands of calls to
     /// `functions` that a model describes (not `live assumed`): what can
     /// re-arm a callback that only those functions re-arm.
     pub(crate) fn of_functions(lowered: &Program, functions: &[String]) -> Liveness {
-        let entries: Vec<(String, Vec<ProcId>)> =
-            lowered.entry_points.values().map(|e| (e.name.clone(), lowered.reachable(e.procedure))).collect();
-        Liveness::build(lowered, &entries, &|c| {
+        Liveness::build(lowered, &Liveness::entries(lowered), &|c| {
             matches!(c, Command::MakeLive { function, assumed: false, .. } if functions.contains(function))
         })
     }

@@ -205,20 +205,22 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// The entry points a call to the `makes-live` function `name` makes
     /// live directly, as its model says; `None`: any callback.
     fn live_targets(&self, name: &str, args: &[Cursor<'t>]) -> Option<Vec<String>> {
-        let targets = self.modelled_targets(name, args);
-        if self.s.armed_only.is_empty() && (targets.is_some() || self.s.sealed.is_empty()) {
-            return targets;
-        }
         // A callback that only some functions arm (a NAPI poll: only
         // napi_enable) is made live by no other call.
         let armed = |f: &String| self.s.armed_only.get(f).is_none_or(|by| by.iter().any(|b| b == name));
-        // A model that makes "every callback" live does not name a sealed
-        // one: only its own registrations, which take the function itself,
-        // start it ([`crate::frontend::sealed`]); a callback made live here
-        // that requests it is added by the liveness closure.
-        let unsealed = |f: &String| !self.s.sealed.contains(f);
-        let all = || self.s.entry_kinds.iter().map(|(f, _)| f.clone());
-        Some(targets.map_or_else(|| all().filter(armed).filter(unsealed).collect(), |t| t.into_iter().filter(armed).collect()))
+        match self.modelled_targets(name, args) {
+            Some(targets) if self.s.armed_only.is_empty() => Some(targets),
+            Some(targets) => Some(targets.into_iter().filter(armed).collect()),
+            None if self.s.armed_only.is_empty() && self.s.sealed.is_empty() => None,
+            // A model that makes "every callback" live does not name a
+            // sealed one: only its own registrations, which take the
+            // function itself, start it ([`crate::frontend::sealed`]); a
+            // callback made live here that requests it is added by the
+            // liveness closure.
+            None => Some(
+                self.s.entry_kinds.iter().map(|(f, _)| f).filter(|f| armed(f) && !self.s.sealed.contains(*f)).cloned().collect(),
+            ),
+        }
     }
 
     /// The entry points the model of `name` names; `None`: any callback.
@@ -235,13 +237,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 out
             }
             Makes::Fields(fields) => super::quiesce::stored_in(self.s, fields),
-            Makes::Structs(records) => self
-                .s
-                .entry_records
-                .iter()
-                .filter(|(_, os)| os.iter().any(|o| o.record.as_ref().is_some_and(|r| records.iter().any(|x| x == r))))
-                .map(|(f, _)| f.clone())
-                .collect(),
+            Makes::Structs(records) => super::quiesce::registered_in(self.s, records),
             Makes::Object(index) => {
                 let reachable = self.s.registered.callbacks(*args.get(*index)?)?;
                 reachable.into_iter().filter(|f| self.s.entry_kinds.iter().any(|(e, _)| e == f)).collect()

@@ -29,7 +29,7 @@ use crate::models::{EntryKind, Quiesced};
 #[derive(Clone, Debug)]
 pub struct OriginInfo {
     kind: EntryKind,
-    pub(super) record: Option<String>,
+    record: Option<String>,
     holder: Option<String>,
     object: Option<String>,
     /// `record.field` when the function is stored in a structure field.
@@ -42,6 +42,17 @@ pub(super) fn stored_in(shared: &Shared<'_>, fields: &[String]) -> Vec<String> {
         .entry_records
         .iter()
         .filter(|(_, os)| os.iter().any(|o| o.field.as_ref().is_some_and(|f| fields.contains(f))))
+        .map(|(f, _)| f.clone())
+        .collect()
+}
+
+/// The entry points with a registration in a field of one of `records`
+/// (what a call that makes those structures' callbacks live names).
+pub(super) fn registered_in(shared: &Shared<'_>, records: &[String]) -> Vec<String> {
+    shared
+        .entry_records
+        .iter()
+        .filter(|(_, os)| os.iter().any(|o| o.record.as_ref().is_some_and(|r| records.contains(r))))
         .map(|(f, _)| f.clone())
         .collect()
 }
