@@ -6,7 +6,8 @@
 #      (the solver library), xz-utils (driver sources).
 #   2. Debian's kernel headers for the newest linux 6.12, resolved with
 #      apt-cache at run time, unpacked into the cache with dpkg -x (no kernel
-#      image is installed).
+#      image is installed), with the matching linux-kbuild for out-of-tree
+#      module builds (gcc-12, make and pahole from step 1).
 #   3. The real driver sources the tests and benchmarks use, extracted once
 #      from Debian's linux-source-6.12 into the cache.
 #   4. The racewatch binary (cargo build --release).
@@ -34,7 +35,7 @@ apt_update() {
 }
 
 # 1. Debian packages.
-packages=(clang-19 libclang-19-dev libz3-dev xz-utils ca-certificates)
+packages=(clang-19 libclang-19-dev libz3-dev xz-utils ca-certificates make gcc-12 pahole)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -74,6 +75,26 @@ if [ ! -f "$kdir/.complete" ]; then
   rm -rf "$tmp"; trap - EXIT
 fi
 ln -sfn "linux-headers-$v" "$cache/kernel/current"
+# 2b. kbuild for out-of-tree builds (`make -C .../linux-headers-$v-amd64 M=DIR
+# C=2 CHECK="racewatch kbuild"`, docs/kbuild.md): Debian's linux-kbuild
+# package (scripts/ and tools/, which the -amd64 headers link to) unpacked
+# into the same root, and the -amd64 Makefile's include of the -common one
+# pointed at the cache instead of /usr/src. gcc-12, make and pahole (for the
+# modules' BTF) come from step 1.
+if [ ! -f "$kdir/.kbuild-complete" ]; then
+  say "fetching Debian linux-kbuild $v"
+  tmp=$(mktemp -d "$cache/tmp.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && apt-get -o APT::Sandbox::User=root download -qq "linux-kbuild-$v" >/dev/null) ||
+    { apt_update; (cd "$tmp" && apt-get -o APT::Sandbox::User=root download -qq "linux-kbuild-$v" >/dev/null); }
+  dpkg -x "$tmp"/linux-kbuild-*.deb "$kdir"
+  [ -d "$kdir/usr/lib/linux-kbuild-$v/scripts" ] || die "unexpected layout in linux-kbuild-$v"
+  sed -i "s#^include /usr/src/linux-headers-$v-common/Makefile\$#include $kdir/usr/src/linux-headers-$v-common/Makefile#" \
+    "$kdir/usr/src/linux-headers-$v-amd64/Makefile"
+  grep -q "^include $kdir/" "$kdir/usr/src/linux-headers-$v-amd64/Makefile" || die "cannot point linux-headers-$v-amd64/Makefile at the cache"
+  touch "$kdir/.kbuild-complete"
+  rm -rf "$tmp"; trap - EXIT
+fi
 
 # 3. Driver sources from linux-source-6.12. The directories come from
 # drivers/linux-6.12/extract-dirs.txt; a changed list re-extracts.

@@ -28,6 +28,12 @@ pub enum Command {
     /// Decide one SV-COMP NoDataRace task (a format-2.0 .yml): prints one
     /// line, `true`, `false` or `unknown` (docs/svcomp.md).
     Svcomp(super::svcomp::SvcompArgs),
+    /// Analyse one file as kbuild's source checker: `make C=1
+    /// CHECK="racewatch kbuild"` (docs/kbuild.md).
+    Kbuild(super::kbuild_check::KbuildArgs),
+    /// Merge report directories (`check --report-dir`, `kbuild`) into one
+    /// report.
+    Report(super::report::ReportArgs),
     /// Analyse one file for `check` as a worker process: reads the request
     /// as JSON on stdin, writes the result as JSON on stdout.
     #[command(hide = true)]

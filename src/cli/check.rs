@@ -88,6 +88,15 @@ pub struct CheckArgs {
     /// tool's `<driver><pair ep1 ep2 bug/>` form (docs/output.md).
     #[arg(long, value_name = "FILE")]
     pub pairs_xml: Option<PathBuf>,
+    /// Analyse only the I-th of N deterministic, size-balanced shares of
+    /// the inputs (1-based), for a run split over machines; merge the
+    /// shares' --report-dir with `racewatch report`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<super::report::Shard>,
+    /// Also save each file's result into this directory, for `racewatch
+    /// report` (docs/cli.md).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
 }
 
 /// One file's outcome.
@@ -400,6 +409,10 @@ pub fn check_unit_precise(
 /// Runs `racewatch check`.
 pub fn run(args: &CheckArgs, session: Session) -> Exit {
     let (files, errors) = session.units(&args.input.paths);
+    let files = match args.shard {
+        Some(shard) => super::report::select(files, shard),
+        None => files,
+    };
     let options = Options { timeout: Duration::from_secs(args.timeout.max(1)), resource_limit: args.solver_rlimit, ..Options::default() };
     let precise = args.precise.options(options.timeout).map(|p| crate::precise::Options { resource_limit: args.solver_rlimit, ..p });
     if let Some(dir) = &args.dump_smt {
@@ -422,14 +435,9 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         unit: None,
     };
     let results = super::batch::check_files(args, &session, &files, &analysis);
+    let saved = args.report_dir.as_deref().is_none_or(|dir| results.iter().all(|r| super::report::save(dir, r, precise.as_ref())));
     // The report goes to stdout, or atomically to --output.
-    let report_written = super::output_file::emit_report(args.output.as_deref(), |mut out| match args.format {
-        Format::Text => write_text(&mut out, &results, precise.as_ref()).and_then(|_| {
-            if results.len() + errors.len() > 1 { super::summary::write_table(&mut out, &results, &errors) } else { Ok(()) }
-        }),
-        Format::Json => write_json(&mut out, &results, &errors, precise.as_ref()),
-        Format::Sarif => super::sarif::write(&mut out, &results, &errors, precise.as_ref()),
-    });
+    let report_written = emit(args.format, args.output.as_deref(), &results, &errors, precise.as_ref()) && saved;
     if args.verbose {
         for r in &results {
             let h = &r.stats.houdini;
@@ -484,13 +492,45 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     let pairs_written = args.pairs_xml.as_deref().is_none_or(|path| {
         super::output_file::emit(path, "the pair file", |mut out| super::pairs_xml::write(&mut out, &results, &errors, precise.is_some()))
     });
-    let mut failed = !errors.is_empty() || !hints_written || !report_written || !pairs_written;
+    let failed = !hints_written || !report_written || !pairs_written;
     for e in &errors {
         eprintln!("{}", render_file_error(e));
     }
+    for r in &results {
+        if let Err(e) = &r.outcome {
+            eprintln!("{}", render_file_error(e));
+        }
+    }
+    exit_code(&results, &errors, precise.as_ref(), failed)
+}
+
+/// Writes the report of `results` in `format` to stdout, or atomically to
+/// `output`; false after saying why it could not.
+pub fn emit(
+    format: Format,
+    output: Option<&std::path::Path>,
+    results: &[FileVerdicts],
+    errors: &[FileError],
+    precise: Option<&crate::precise::Options>,
+) -> bool {
+    super::output_file::emit_report(output, |mut out| match format {
+        Format::Text => write_text(&mut out, results, precise).and_then(|_| {
+            if results.len() + errors.len() > 1 { super::summary::write_table(&mut out, results, errors) } else { Ok(()) }
+        }),
+        Format::Json => write_json(&mut out, results, errors, precise),
+        Format::Sarif => super::sarif::write(&mut out, results, errors, precise),
+    })
+}
+
+/// The exit code of a report (docs/cli.md): an error when a file could
+/// not be analysed (a time budget excepted, which is unknown) or `failed`;
+/// otherwise races, unknown or success, by the precise phase's verdicts
+/// when it ran.
+pub fn exit_code(results: &[FileVerdicts], errors: &[FileError], precise: Option<&crate::precise::Options>, failed: bool) -> Exit {
+    let mut failed = failed || !errors.is_empty();
     let mut all = Totals::default();
     let mut confirmed = 0;
-    for r in &results {
+    for r in results {
         confirmed += super::precise::totals(&r.precise).confirmed;
         match &r.outcome {
             Ok(pairs) => {
@@ -500,7 +540,7 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
                 all.races += t.races;
                 all.unknown += t.unknown;
             }
-            Err(e) => {
+            Err(_) => {
                 // A file stopped by its time budget is unknown, like a
                 // solver timeout; any other failure means a file was not
                 // analysed at all.
@@ -509,7 +549,6 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
                 } else {
                     failed = true;
                 }
-                eprintln!("{}", render_file_error(e));
             }
         }
     }
@@ -529,7 +568,7 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     }
 }
 
-fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&crate::precise::Options>) -> std::io::Result<()> {
+pub fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&crate::precise::Options>) -> std::io::Result<()> {
     for r in results {
         let Ok(pairs) = &r.outcome else { continue };
         // Callbacks the models do not know are said first, and the

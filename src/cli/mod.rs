@@ -9,11 +9,13 @@ mod args;
 mod batch;
 mod check;
 mod ivl;
+mod kbuild_check;
 mod output_file;
 mod pairs_xml;
 mod por_hints;
 mod precise;
 mod render;
+mod report;
 mod sarif;
 mod summary;
 mod svcomp;
@@ -67,6 +69,8 @@ pub fn main() -> ExitCode {
             Err(exit) => exit,
         },
         Command::Svcomp(args) => svcomp::run(&args),
+        Command::Kbuild(args) => kbuild_check::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Worker => return ExitCode::from(batch::serve_worker()),
     };
     ExitCode::from(exit as u8)

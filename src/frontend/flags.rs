@@ -375,6 +375,20 @@ impl CompileDb {
     }
 }
 
+/// Options kbuild's CHECKFLAGS pass for sparse (the Makefile's and
+/// arch/x86/Makefile's), which clang rejects or which redefine its
+/// built-in macros.
+const SPARSE_ONLY: &[&str] = &["--arch=", "-mlittle-endian", "-mbig-endian", "-D__STDC__"];
+
+/// The clang arguments of a checker's command line as kbuild gives it
+/// (`$(CHECK) $(CHECKFLAGS) $(c_flags) $<`, run in `directory`): the
+/// same cleaning as a compilation database entry's.
+pub fn checker_arguments(args: &[String], directory: &Path, source: &Path) -> Vec<String> {
+    let mut argv = vec!["checker".to_string()];
+    argv.extend(args.iter().filter(|a| !SPARSE_ONLY.iter().any(|p| a.starts_with(p))).cloned());
+    clean_arguments(&argv, directory, &absolute(directory, source))
+}
+
 /// Drops the compiler name, the source file and compiler-only options, and
 /// makes relative include paths absolute.
 fn clean_arguments(argv: &[String], directory: &Path, source: &Path) -> Vec<String> {
