@@ -3,7 +3,9 @@
 # already there, so running it twice costs a few seconds.
 #
 #   1. Debian packages: clang-19 and libclang-19-dev (the front end), libz3-dev
-#      (the solver library), xz-utils (driver sources).
+#      (the solver library), xz-utils (driver sources), make, gcc-12 and
+#      pahole (out-of-tree kbuild, docs/kbuild.md), chromium (the test that
+#      renders the HTML report headless).
 #   2. Debian's kernel headers for the newest linux 6.12, resolved with
 #      apt-cache at run time, unpacked into the cache with dpkg -x (no kernel
 #      image is installed), with the matching linux-kbuild for out-of-tree
@@ -35,7 +37,7 @@ apt_update() {
 }
 
 # 1. Debian packages.
-packages=(clang-19 libclang-19-dev libz3-dev xz-utils ca-certificates make gcc-12 pahole)
+packages=(clang-19 libclang-19-dev libz3-dev xz-utils ca-certificates make gcc-12 pahole chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

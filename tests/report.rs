@@ -158,3 +158,46 @@ fn a_report_directory_with_a_foreign_file_is_an_error_naming_it() {
     assert!(stderr.contains(&format!("{}:1:", Path::new(&dir).join("x.json").display())) && stderr.contains("not a racewatch result file"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The DOM of `page` after headless chromium (Debian's, installed by
+/// set-up) loaded it and ran its script.
+fn rendered(page: &Path) -> String {
+    let out = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium (scripts/setup.sh installs it)");
+    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_html_report_renders_in_a_browser() {
+    let dir = scratch("html");
+    let report = dir.join("report");
+    let race = repo().join("drivers/corpus-races/nolock_race.c");
+    let fixed = repo().join("drivers/corpus-races/nolock_fixed.c");
+    let out = racewatch(&["check", "--precise", "--no-cache", "--report-dir", report.to_str().unwrap(), race.to_str().unwrap(), fixed.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = dir.join("html");
+    let merged = racewatch(&["report", report.to_str().unwrap(), "--format", "json", "--html", html.to_str().unwrap()]);
+    assert_eq!(merged.status.code(), Some(1), "{}", String::from_utf8_lossy(&merged.stderr));
+    let doc: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let races: usize = doc["files"].as_array().unwrap().iter().map(|f| f["totals"]["races"].as_u64().unwrap() as usize).sum();
+    assert!(races > 0);
+
+    // The index's script ran: it counted the race rows, one per race.
+    let index = rendered(&html.join("index.html"));
+    assert!(index.contains(&format!("{races} of {races} races shown")), "the filter script did not run or miscounted:\n{index}");
+    assert_eq!(index.matches("<tr class=\"race\"").count(), races);
+    assert!(index.contains("nolock_fixed.c") && index.contains("proven race-free"), "the files' verdicts are missing");
+
+    // A race page shows both accesses' source, the racing line marked, and
+    // the confirmed race's witness in two lanes.
+    let page = rendered(&html.join("race-1.html"));
+    let marked: Vec<&str> = page.lines().filter(|l| l.contains("class=\"hit\"")).collect();
+    assert_eq!(marked.len(), 2, "two marked source lines expected:\n{page}");
+    assert!(marked.iter().all(|l| l.contains("@racy")), "a marked line is not a racy one: {marked:?}");
+    assert!(page.contains("id=\"witness\"") && page.contains("(thread 1)") && page.contains("(thread 2)"), "no witness lanes:\n{page}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

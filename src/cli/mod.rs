@@ -8,6 +8,7 @@
 mod args;
 mod batch;
 mod check;
+mod html;
 mod ivl;
 mod kbuild_check;
 mod output_file;

@@ -41,14 +41,17 @@ pub fn save(dir: &Path, verdicts: &FileVerdicts, precise: Option<&crate::precise
     }
     let name = blake3::hash(verdicts.file.to_string_lossy().as_bytes()).to_hex();
     let path = dir.join(format!("{}.json", &name[..24]));
-    // Serialised by reference: a `ResultFile` would need to own the
-    // verdicts, which the caller still renders.
-    let doc = serde_json::json!({
-        "racewatch_result": RESULT_FORMAT,
-        "version": env!("CARGO_PKG_VERSION"),
-        "precise": precise,
-        "verdicts": verdicts,
-    });
+    // Serialised by reference (a `ResultFile` would own the verdicts, which
+    // the caller still renders) and streamed: witnesses hold 128-bit
+    // values, which a `serde_json::Value` cannot.
+    #[derive(Serialize)]
+    struct Borrowed<'a> {
+        racewatch_result: u32,
+        version: &'a str,
+        precise: Option<&'a crate::precise::Options>,
+        verdicts: &'a FileVerdicts,
+    }
+    let doc = Borrowed { racewatch_result: RESULT_FORMAT, version: env!("CARGO_PKG_VERSION"), precise, verdicts };
     super::output_file::emit(&path, "the result file", |out| serde_json::to_writer(out, &doc).map_err(std::io::Error::other))
 }
 
@@ -142,6 +145,10 @@ pub struct ReportArgs {
     /// Write the report to this file, atomically, instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the HTML report into this directory: an index with
+    /// filters and a page per race (docs/kbuild.md).
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
 }
 
 /// Runs `racewatch report`: the merged report, with `check`'s exit codes.
@@ -157,7 +164,13 @@ pub fn run(args: &ReportArgs) -> Exit {
         eprintln!("{}: error: no result files in the report directory", args.dirs[0].display());
         return Exit::Error;
     }
-    let written = super::check::emit(args.format, args.output.as_deref(), &results, &[], precise.as_ref());
+    let mut written = super::check::emit(args.format, args.output.as_deref(), &results, &[], precise.as_ref());
+    if let Some(dir) = &args.html {
+        if let Err(e) = super::html::write(dir, &results) {
+            eprintln!("{}: error: cannot write the HTML report: {e}", dir.display());
+            written = false;
+        }
+    }
     let exit = super::check::exit_code(&results, &[], precise.as_ref(), false);
     if written { exit } else { Exit::Error }
 }

@@ -27,7 +27,8 @@ pub struct Access {
 }
 
 impl Access {
-    fn kind(&self) -> &'static str {
+    /// `read`, `write`, `atomic read` or `atomic write`.
+    pub fn kind(&self) -> &'static str {
         match (self.write, self.atomic) {
             (true, false) => "write",
             (false, false) => "read",
