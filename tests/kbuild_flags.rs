@@ -82,3 +82,15 @@ fn a_driver_including_another_directorys_header_parses() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "stderr (run scripts/setup.sh if drivers/tty/hvc is missing):\n{err}");
 }
+
+/// drivers/block/null_blk's Makefile adds `ccflags-y += -I$(src)`, which
+/// its trace header needs (define_trace.h includes "./trace.h" through
+/// TRACE_INCLUDE_PATH): with the directory Makefiles' flags the module
+/// parses.
+#[test]
+fn directory_makefile_include_flags_are_applied() {
+    let o = entry_points("drivers/block/null_blk/main.c");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("null_blk"), "no entry points listed");
+}

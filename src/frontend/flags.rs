@@ -199,6 +199,10 @@ impl KernelTree {
             .map(String::from),
         );
         flags.extend(self.configured_flags());
+        // The directory Makefiles' ccflags-y, subdir-ccflags-y and
+        // CFLAGS_<object>.o (their -I/-D forms), after KBUILD_CFLAGS as in
+        // scripts/Makefile.lib.
+        flags.extend(super::kbuild_flags::makefile_flags(file, &self.config));
         // scripts/Makefile.lib's modname_flags and basename_flags.
         flags.push(format!("-DKBUILD_MODNAME=\"{module}\""));
         flags.push(format!("-D__KBUILD_MODNAME=kmod_{module}"));

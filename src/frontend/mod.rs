@@ -24,6 +24,7 @@ pub mod flags;
 pub mod entry_points;
 pub mod input;
 pub mod kbuild;
+pub mod kbuild_flags;
 pub mod kbuild_module;
 pub mod lower;
 pub mod parse;
