@@ -261,7 +261,10 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
     }
     let mut program = lowered.program.clone();
+    let once = if stats.indirect_calls_resolved == 0 { started_once(&entry_points) } else { Default::default() };
+    super::svcomp_witness::joins_ending_threads(&mut program, &entry_points, &once);
     super::svcomp_witness::without_waits(&mut program);
+    crate::analyses::quiesce::resolve(&mut program);
     super::svcomp_exits::atomic_functions(&mut program);
     if !super::svcomp_exits::add_exits(&mut program) {
         return SvVerdict::Unknown("a body with several returning blocks".into());
@@ -270,7 +273,6 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
     let (mut pairs, held) = super::check::pairs_and_held_in(session, &entry_points, program, &lowered.stats.external_functions);
     // A thread started once never runs concurrently with itself.
     if stats.indirect_calls_resolved == 0 {
-        let once = started_once(&entry_points);
         let names: Vec<&str> = program.entry_points.values().map(|e| e.name.as_str()).collect();
         pairs.retain(|p| p.first != p.second || !once.contains(names[p.first]));
     }
