@@ -261,8 +261,11 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
     }
     let mut program = lowered.program.clone();
-    let once = if stats.indirect_calls_resolved == 0 { started_once(&entry_points) } else { Default::default() };
-    super::svcomp_witness::joins_ending_threads(&mut program, &entry_points, &once);
+    // A function called through a constant function pointer is called.
+    let mut called = entry_points.clone();
+    called.called_directly.extend(stats.constant_pointer_targets.iter().cloned());
+    let once = if stats.indirect_calls_resolved == 0 { started_once(&called) } else { Default::default() };
+    super::svcomp_witness::joins_ending_threads(&mut program, &called, &once);
     super::svcomp_witness::without_waits(&mut program);
     crate::analyses::quiesce::resolve(&mut program);
     super::svcomp_exits::atomic_functions(&mut program);
@@ -302,7 +305,7 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
     if let Some(reason) = super::svcomp_witness::gate(stats, &lowered.program, &entry_points, source) {
         return SvVerdict::Unknown(format!("{why}; no witness sought: {reason}"));
     }
-    let witness_program = super::svcomp_witness::witness_program(&lowered.program, &entry_points);
+    let witness_program = super::svcomp_witness::witness_program(&lowered.program, &called);
     let precise_options = crate::precise::Options {
         timeout: Duration::from_secs(args.timeout.max(1)),
         deadline: Some(deadline),

@@ -268,6 +268,23 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             .iter()
             .filter_map(|usr| self.s.procedures.get(usr).copied())
             .collect();
+        // A constant function-pointer global of a whole program.
+        let constant: Vec<ProcId> = match self.s.constant_pointers.targets(callee) {
+            Some(usrs) if field.is_none() => {
+                let all: Option<Vec<ProcId>> = usrs.iter().map(|usr| self.s.procedures.get(usr).copied()).collect();
+                all.unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let targets = if targets.is_empty() && !constant.is_empty() {
+            for p in &constant {
+                let name = self.b.program().procedures[*p].name.clone();
+                self.s.stats.constant_pointer_targets.insert(name);
+            }
+            constant
+        } else {
+            targets
+        };
         // The pointer itself is read (it may race).
         self.value(callee);
         if targets.is_empty() {
@@ -280,7 +297,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.push(Command::MakeLive { function: what, targets, assumed: true, span });
             return Expr::var(self.havoc());
         }
-        self.s.stats.indirect_calls_resolved += 1;
+        if self.s.constant_pointers.targets(callee).is_none() || field.is_some() {
+            self.s.stats.indirect_calls_resolved += 1;
+        }
         let result = self.tmp();
         let join = self.b.new_block();
         let blocks: Vec<_> = targets.iter().map(|_| self.b.new_block()).collect();

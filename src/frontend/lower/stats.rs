@@ -23,6 +23,10 @@ pub struct LoweringStats {
     pub modelled_calls: usize,
     /// Calls through a function pointer whose targets were found.
     pub indirect_calls_resolved: usize,
+    /// The functions called through a constant function-pointer global of
+    /// a whole program (src/frontend/lower/constant_pointers.rs); such
+    /// calls are not counted in `indirect_calls_resolved`.
+    pub constant_pointer_targets: BTreeSet<String>,
     /// Loads emitted.
     pub loads: usize,
     /// Stores emitted.
