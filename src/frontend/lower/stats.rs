@@ -27,6 +27,10 @@ pub struct LoweringStats {
     /// a whole program (src/frontend/lower/constant_pointers.rs); such
     /// calls are not counted in `indirect_calls_resolved`.
     pub constant_pointer_targets: BTreeSet<String>,
+    /// `asm` statements with an empty template and no operands (compiler
+    /// barriers), among the `inline-asm` approximations: they run no
+    /// instruction (`racewatch svcomp` does not count them).
+    pub empty_asm: usize,
     /// Loads emitted.
     pub loads: usize,
     /// Stores emitted.
