@@ -87,6 +87,8 @@ pub const EXACT: &[(&str, &str)] = &[
     ("__VERIFIER_nondet_uchar", "as __VERIFIER_nondet_int"),
     ("__VERIFIER_nondet_bool", "as __VERIFIER_nondet_int"),
     ("__VERIFIER_nondet_size_t", "as __VERIFIER_nondet_int"),
+    ("__VERIFIER_nondet_longlong", "as __VERIFIER_nondet_int"),
+    ("__VERIFIER_nondet_ulonglong", "as __VERIFIER_nondet_int"),
     ("abort", "never returns: the thread stops before it"),
     ("exit", "never returns: the thread stops before it"),
     ("_exit", "never returns: the thread stops before it"),
