@@ -267,7 +267,11 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
     let mut called = entry_points.clone();
     called.called_directly.extend(stats.constant_pointer_targets.iter().cloned());
     let once = if stats.indirect_calls_resolved == 0 { started_once(&called) } else { Default::default() };
-    super::svcomp_witness::joins_ending_threads(&mut program, &called, &once);
+    // A detached thread cannot be joined (the join fails at once): no join
+    // is trusted in a program that detaches threads.
+    let detaches = ["pthread_detach", "pthread_attr_setdetachstate"].iter().any(|f| stats.modelled_functions.contains(*f) || stats.external_functions.contains(*f));
+    let joinable = if detaches { Default::default() } else { once.clone() };
+    super::svcomp_witness::joins_ending_threads(&mut program, &called, &joinable);
     super::svcomp_witness::without_waits(&mut program);
     crate::analyses::quiesce::resolve(&mut program);
     super::svcomp_exits::atomic_functions(&mut program);

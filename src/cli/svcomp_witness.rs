@@ -214,7 +214,10 @@ fn is_unresolved_wait(c: &Command) -> bool {
 /// takes `main`'s accesses after the join as not concurrent with the
 /// thread ([`crate::instrument::lockset`]: `LIVE := LIVE && PARTNER ∉
 /// Q`). A join in another thread is not used: it may run before `main`
-/// created the thread, when the handle names none.
+/// created the thread, when the handle names none. The caller passes no
+/// started-once function when the program detaches threads
+/// (`pthread_detach`, `pthread_attr_setdetachstate`): joining a detached
+/// thread fails at once instead of waiting.
 pub fn joins_ending_threads(program: &mut Program, eps: &DriverEntryPoints, once: &BTreeSet<String>) {
     let main = eps.init_entry_point().map(|e| e.function.clone());
     let by_main = |f: &String| {
