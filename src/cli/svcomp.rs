@@ -247,7 +247,9 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         return SvVerdict::Unknown(format!("calls of functions with neither body nor model: {}", names.join(", ")));
     }
     for kind in ["external-call", "function-pointer", "unsupported-construct", "inline-asm"] {
-        if let Some(n) = stats.approximations.get(kind).filter(|n| **n > 0) {
+        // An empty `asm` (a compiler barrier) runs no instruction.
+        let harmless = if kind == "inline-asm" { stats.empty_asm } else { 0 };
+        if let Some(n) = stats.approximations.get(kind).map(|n| n.saturating_sub(harmless)).filter(|n| *n > 0) {
             return SvVerdict::Unknown(format!("{n} {kind} approximation(s) in reachable code"));
         }
     }
@@ -261,7 +263,17 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
     }
     let mut program = lowered.program.clone();
+    // A function called through a constant function pointer is called.
+    let mut called = entry_points.clone();
+    called.called_directly.extend(stats.constant_pointer_targets.iter().cloned());
+    let once = if stats.indirect_calls_resolved == 0 { started_once(&called) } else { Default::default() };
+    // A detached thread cannot be joined (the join fails at once): no join
+    // is trusted in a program that detaches threads.
+    let detaches = ["pthread_detach", "pthread_attr_setdetachstate"].iter().any(|f| stats.modelled_functions.contains(*f) || stats.external_functions.contains(*f));
+    let joinable = if detaches { Default::default() } else { once.clone() };
+    super::svcomp_witness::joins_ending_threads(&mut program, &called, &joinable);
     super::svcomp_witness::without_waits(&mut program);
+    crate::analyses::quiesce::resolve(&mut program);
     super::svcomp_exits::atomic_functions(&mut program);
     if !super::svcomp_exits::add_exits(&mut program) {
         return SvVerdict::Unknown("a body with several returning blocks".into());
@@ -270,7 +282,6 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
     let (mut pairs, held) = super::check::pairs_and_held_in(session, &entry_points, program, &lowered.stats.external_functions);
     // A thread started once never runs concurrently with itself.
     if stats.indirect_calls_resolved == 0 {
-        let once = started_once(&entry_points);
         let names: Vec<&str> = program.entry_points.values().map(|e| e.name.as_str()).collect();
         pairs.retain(|p| p.first != p.second || !once.contains(names[p.first]));
     }
@@ -300,7 +311,7 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
     if let Some(reason) = super::svcomp_witness::gate(stats, &lowered.program, &entry_points, source) {
         return SvVerdict::Unknown(format!("{why}; no witness sought: {reason}"));
     }
-    let witness_program = super::svcomp_witness::witness_program(&lowered.program, &entry_points);
+    let witness_program = super::svcomp_witness::witness_program(&lowered.program, &called);
     let precise_options = crate::precise::Options {
         timeout: Duration::from_secs(args.timeout.max(1)),
         deadline: Some(deadline),

@@ -87,6 +87,8 @@ pub const EXACT: &[(&str, &str)] = &[
     ("__VERIFIER_nondet_uchar", "as __VERIFIER_nondet_int"),
     ("__VERIFIER_nondet_bool", "as __VERIFIER_nondet_int"),
     ("__VERIFIER_nondet_size_t", "as __VERIFIER_nondet_int"),
+    ("__VERIFIER_nondet_longlong", "as __VERIFIER_nondet_int"),
+    ("__VERIFIER_nondet_ulonglong", "as __VERIFIER_nondet_int"),
     ("abort", "never returns: the thread stops before it"),
     ("exit", "never returns: the thread stops before it"),
     ("_exit", "never returns: the thread stops before it"),
@@ -197,6 +199,44 @@ fn is_unresolved_wait(c: &Command) -> bool {
     matches!(c, Command::Quiesce { targets, .. } if targets.is_empty())
 }
 
+/// Keeps a wait's resolved thread (posix-models: `pthread_join(t, r)`
+/// names the function the registrations writing `&t` start,
+/// src/frontend/lower/quiesce.rs) only where the join surely ends every
+/// run of that function: the wait is in `main`'s own body (`main` runs
+/// once and nothing calls it), and the function is started once
+/// ([`super::svcomp::started_once`]: one `pthread_create` site, run at
+/// most once) by `main` itself. Then the handle `t`, which only that
+/// registration writes, names the function's only thread once it has
+/// started, so the join returns only after that thread ended; before the
+/// registration ran, the thread does not run yet and the registration's
+/// `live` command, later on the same path, makes it live again. Any other
+/// wait names no thread (it only marks the wait). The lockset phase then
+/// takes `main`'s accesses after the join as not concurrent with the
+/// thread ([`crate::instrument::lockset`]: `LIVE := LIVE && PARTNER ∉
+/// Q`). A join in another thread is not used: it may run before `main`
+/// created the thread, when the handle names none. The caller passes no
+/// started-once function when the program detaches threads
+/// (`pthread_detach`, `pthread_attr_setdetachstate`): joining a detached
+/// thread fails at once instead of waiting.
+pub fn joins_ending_threads(program: &mut Program, eps: &DriverEntryPoints, once: &BTreeSet<String>) {
+    let main = eps.init_entry_point().map(|e| e.function.clone());
+    let by_main = |f: &String| {
+        let sites: Vec<_> = eps.registration_sites.iter().filter(|s| &s.function == f).collect();
+        once.contains(f) && matches!(sites.as_slice(), [s] if s.registrar.is_some() && s.registrar == main)
+    };
+    for (_, p) in program.procedures.iter_mut() {
+        let in_main = main.as_ref().is_some_and(|m| &p.name == m && !eps.called_directly.contains(m));
+        for (_, b) in p.blocks.iter_mut() {
+            for c in &mut b.commands {
+                if let Command::Quiesce { targets, effective, .. } = c {
+                    targets.retain(|f| in_main && by_main(f));
+                    effective.retain(|f| targets.contains(f));
+                }
+            }
+        }
+    }
+}
+
 /// The program without the unresolved waits: for the lockset phase, which
 /// they do not concern (they name no entry point).
 pub fn without_waits(program: &mut Program) {
@@ -208,8 +248,9 @@ pub fn without_waits(program: &mut Program) {
 }
 
 /// The program the precise phase runs for a witness: an entry point's
-/// own body (not called by name) stops at its first unresolved wait and
-/// where it never returns; any other body ends the path at such a wait.
+/// own body (not called by name) stops at its first wait (`pthread_join`,
+/// resolved or not) and where it never returns; any other body ends the
+/// path at such a wait.
 pub fn witness_program(program: &Program, eps: &DriverEntryPoints) -> Program {
     let mut out = program.clone();
     super::svcomp_exits::atomic_functions(&mut out);
@@ -222,7 +263,7 @@ pub fn witness_program(program: &Program, eps: &DriverEntryPoints) -> Program {
     for (id, p) in out.procedures.iter_mut() {
         let stop = if entries.contains(&id) { Terminator::Return } else { Terminator::Unreachable };
         for (_, b) in p.blocks.iter_mut() {
-            if let Some(i) = b.commands.iter().position(is_unresolved_wait) {
+            if let Some(i) = b.commands.iter().position(|c| matches!(c, Command::Quiesce { .. })) {
                 b.commands.truncate(i);
                 b.terminator = stop.clone();
             }

@@ -10,8 +10,11 @@
 //! `member:M/S.F` (the callback stored in field F of the structure S that
 //! member M of the call's first argument points to, read from that
 //! argument's static initializer: `misc_deregister(&dev)` with `dev.fops
-//! = &fops` names `fops.open`), or `unresolved` (none: the command only
-//! marks the wait).
+//! = &fops` names `fops.open`), `handle` (the thread a handle variable
+//! names: `pthread_join(t, r)` names the function every registration
+//! writing its handle to `&t` starts, when `t` is used nowhere else;
+//! src/frontend/lower/quiesce.rs), or `unresolved` (none: the command
+//! only marks the wait).
 
 use super::EntryKind;
 
@@ -28,6 +31,15 @@ pub enum Quiesced {
     /// names none, and its command only marks where the wait is
     /// (`racewatch svcomp`'s precise phase stops `main` there).
     Unresolved,
+    /// `handle`: the call's first argument is a variable `t` holding a
+    /// thread handle; the call names the one function that every
+    /// registration call whose first argument is `&t` starts, provided `t`
+    /// is used nowhere but in those registrations' first argument and in
+    /// such calls' first argument (so only those registrations ever write
+    /// it). Whether the wait really ends every run of that function is
+    /// decided by the caller of the lowering (`racewatch svcomp`: the
+    /// function is started once, by `main`, which waits).
+    Handle,
     /// The callback stored in field `field` (`record.field`) of the
     /// structure variable that member `member` of the call's first
     /// argument (a global with a static initializer) points to.
@@ -85,6 +97,8 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
         Quiesced::Structs(list.split(',').map(|s| s.trim().to_string()).collect())
     } else if x.quiesces == "unresolved" {
         Quiesced::Unresolved
+    } else if x.quiesces == "handle" {
+        Quiesced::Handle
     } else if let Some(spec) = x.quiesces.strip_prefix("member:") {
         match spec.split_once('/') {
             Some((member, field)) if !member.is_empty() && field.split_once('.').is_some_and(|(s, f)| !s.is_empty() && !f.is_empty()) => {
@@ -93,7 +107,7 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
             _ => return Err(format!("quiesces `{f}`: `member:` must be member:M/S.F (got `{}`)", x.quiesces)),
         }
     } else {
-        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S, member:M/S.F or unresolved (got `{}`)", x.quiesces));
+        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S, member:M/S.F, handle or unresolved (got `{}`)", x.quiesces));
     };
     let stops_self = match x.self_.as_deref() {
         None | Some("waits") => false,

@@ -1,8 +1,8 @@
-// @expect svcomp unknown
+// @expect svcomp true
 // main reads the counter only after joining the thread that increments
-// it: no race. The lockset phase does not resolve which thread a join
-// waits for, so this stays unknown; the precise phase stops main at the
-// join, so no witness puts the read beside the thread (never `false`).
+// it: no race. The join names the thread its handle holds (the only
+// pthread_create writing `t` starts `worker`, once, from main), so main's
+// read after it is not paired with the thread.
 #include <pthread.h>
 
 int counter;

@@ -44,6 +44,9 @@ pub struct Shared<'m> {
     /// Functions stored in each `record.field` anywhere in the driver, for
     /// calls through that field.
     pub field_targets: HashMap<(String, String), Vec<String>>,
+    /// A whole program's constant function-pointer globals
+    /// ([`super::constant_pointers`]).
+    pub constant_pointers: super::constant_pointers::ConstantPointers,
     /// Specialised procedures declared but not yet lowered: (USR of the
     /// function, procedure, lock binding).
     pub pending: Vec<(String, ProcId, Vec<(usize, super::locks::LockIdentity)>)>,
@@ -94,6 +97,7 @@ impl<'m> Shared<'m> {
             functions: HashMap::new(),
             texts: HashMap::new(),
             field_targets: HashMap::new(),
+            constant_pointers: Default::default(),
             pending: Vec::new(),
             bit_locks: super::bitlocks::BitLockLog::default(),
             entry_kinds: Vec::new(),

@@ -261,6 +261,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 if let Some(v) = constant(c) {
                     return Expr::int(v);
                 }
+                if let Some(v) = self.atomic_builtin(c) {
+                    return v;
+                }
                 self.approx(ApproxKind::UnsupportedConstruct, "compound expression libclang does not expose".into(), Some(c));
                 return Expr::var(self.havoc_tmp());
             }

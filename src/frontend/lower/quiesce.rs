@@ -15,7 +15,11 @@
 //! (`misc_deregister(&dev)`, `static struct miscdevice dev = { .fops =
 //! &fops }`), provided V's address is taken nowhere else in its file (so
 //! nothing else, such as `cdev_init(&c, &fops)`, calls that callback) and
-//! the entry point is registered only there. Which of them
+//! the entry point is registered only there; for `handle`
+//! (`pthread_join(t, r)`), the one function that the registrations
+//! writing their handle to `&t` start, when every use of the variable `t`
+//! is such a registration's first argument or such a wait's
+//! ([`handle_target`]). Which of them
 //! the call surely stops is decided after lowering
 //! ([`crate::analyses::quiesce`]).
 
@@ -149,6 +153,11 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
             }
         }
         Quiesced::Unresolved => {}
+        Quiesced::Handle => {
+            if let Some(f) = args.first().and_then(|a| handle_target(shared, *a)) {
+                out.push(f);
+            }
+        }
         Quiesced::Member { member, field } => {
             if let Some(holder) = args.first().and_then(|a| member_target(*a, member)) {
                 for (f, records) in &shared.entry_records {
@@ -230,6 +239,97 @@ fn count_uses(c: Cursor<'_>, usr: &str, uses: &mut usize) {
     }
     c.for_each_child(|child| {
         count_uses(child, usr, uses);
+        true
+    });
+}
+
+/// Skips parentheses, casts and implicit conversions.
+fn strip(mut c: Cursor<'_>) -> Cursor<'_> {
+    while matches!(c.kind(), CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr) {
+        match c.children().last() {
+            Some(inner) => c = *inner,
+            None => break,
+        }
+    }
+    c
+}
+
+/// The variable a `t` expression names (through parentheses and casts).
+fn named_variable<'t>(c: Cursor<'t>) -> Option<Cursor<'t>> {
+    let c = strip(c);
+    if c.kind() != CursorKind::DeclRefExpr {
+        return None;
+    }
+    c.referenced().filter(|v| v.kind() == CursorKind::VarDecl)
+}
+
+/// The variable a `&t` expression takes the address of.
+fn addressed_variable<'t>(c: Cursor<'t>) -> Option<Cursor<'t>> {
+    let c = strip(c);
+    if c.kind() != CursorKind::UnaryOperator || c.unary_operator() != UnaryOperator::AddrOf {
+        return None;
+    }
+    named_variable(*c.children().last()?)
+}
+
+/// For a wait whose first argument is the handle variable `t`
+/// (`pthread_join(t, r)`): the one function started by every
+/// registration call whose first argument is `&t` (`pthread_create(&t,
+/// attr, f, arg)`), provided every use of `t` in its scope (the function
+/// declaring it, or the whole translation unit for a global) is the first
+/// argument of such a registration or of a `handle` wait, so that only
+/// those registrations write it and nothing copies or takes its address
+/// elsewhere. `None` when a registration's function is not resolved or
+/// the registrations start different functions.
+fn handle_target(shared: &Shared<'_>, arg: Cursor<'_>) -> Option<String> {
+    let var = named_variable(arg)?;
+    let usr = var.usr();
+    let mut scope = var.semantic_parent()?;
+    if scope.kind() != CursorKind::FunctionDecl {
+        // A global: every function of the translation unit may use it.
+        while let Some(p) = scope.semantic_parent() {
+            scope = p;
+        }
+    }
+    let mut uses = 0usize;
+    count_uses(scope, &usr, &mut uses);
+    let mut known = 0usize;
+    let mut functions = std::collections::BTreeSet::new();
+    let mut unresolved = false;
+    let is_var = |c: Option<Cursor<'_>>| c.is_some_and(|v| v.usr() == usr);
+    visit_calls(scope, &mut |call| {
+        let Some(name) = call.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl).map(|f| f.spelling()) else { return };
+        let arguments = call.arguments();
+        if let Some(registration) = shared.models.registrations.get(&name) {
+            if is_var(arguments.first().and_then(|a| addressed_variable(*a))) {
+                known += 1;
+                for rule in &registration.arguments {
+                    let refs = arguments.get(rule.index).map(|a| crate::frontend::entry_points::function_refs(*a)).unwrap_or_default();
+                    if refs.is_empty() {
+                        unresolved = true;
+                    }
+                    functions.extend(refs.into_iter().map(|f| f.spelling()));
+                }
+            }
+        } else if shared.models.quiesces.get(&name).is_some_and(|q| q.quiesces == Quiesced::Handle)
+            && is_var(arguments.first().and_then(|a| named_variable(*a)))
+        {
+            known += 1;
+        }
+    });
+    if unresolved || uses != known || functions.len() != 1 {
+        return None;
+    }
+    functions.into_iter().next()
+}
+
+/// Calls `f` on every call expression under `c`.
+fn visit_calls<'t>(c: Cursor<'t>, f: &mut dyn FnMut(Cursor<'t>)) {
+    if c.kind() == CursorKind::CallExpr {
+        f(c);
+    }
+    c.for_each_child(|child| {
+        visit_calls(child, f);
         true
     });
 }

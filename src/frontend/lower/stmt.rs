@@ -627,6 +627,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn inline_asm(&mut self, c: Cursor<'t>) {
         self.approx(ApproxKind::InlineAsm, "outputs are arbitrary; memory operands are read and written".into(), Some(c));
         let targets = self.asm_goto_targets(c);
+        if targets.is_none() && self.empty_asm(c) {
+            self.s.stats.empty_asm += 1;
+        }
         for operand in c.children() {
             if !matches!(operand.kind().c_syntax(), CSyntax::Expr(_)) {
                 continue;
@@ -659,6 +662,24 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.goto(blocks);
             self.b.switch_to(next);
         }
+    }
+
+    /// Whether an `asm` statement has an empty template and no operands
+    /// (`__asm__ __volatile__("" ::: "memory")`, a compiler barrier): it
+    /// runs no instruction, so it touches no memory and changes no value.
+    /// Only its text says so (libclang does not expose the template).
+    fn empty_asm(&mut self, c: Cursor<'t>) -> bool {
+        if c.children().iter().any(|o| matches!(o.kind().c_syntax(), CSyntax::Expr(_))) {
+            return false;
+        }
+        let at = c.spelling_location();
+        let Some(file) = at.file.clone() else { return false };
+        let text = self.s.texts.entry(file.clone()).or_insert_with(|| std::fs::read(&file).unwrap_or_default());
+        let Some(rest) = text.get(at.offset as usize..) else { return false };
+        let Some(open) = rest.iter().position(|&b| b == b'(') else { return false };
+        let after = rest[open + 1..].iter().skip_while(|b| b.is_ascii_whitespace()).copied().collect::<Vec<u8>>();
+        let Some(tail) = after.strip_prefix(b"\"\"") else { return false };
+        tail.iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b == b':' || b == b')')
     }
 
     /// The labels an `asm goto` may jump to: those it names, read from its

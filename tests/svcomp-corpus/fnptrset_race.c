@@ -1,0 +1,37 @@
+// @expect svcomp unknown
+// The function pointer is assigned after its initialisation, so it is not
+// constant: the call through it is not resolved (it may call `racy_setup`,
+// which writes while the thread reads), and the answer is never `true`.
+#include <pthread.h>
+
+int config;
+int used;
+
+int setup(void)
+{
+	return 0;
+}
+
+int racy_setup(void)
+{
+	config = 42; // @racy
+	return 0;
+}
+
+int (*init_hook)(void) = setup;
+
+void *worker(void *arg)
+{
+	used = config; // @racy
+	return 0;
+}
+
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, 0, worker, 0);
+	init_hook = racy_setup;
+	init_hook();
+	pthread_join(t, 0);
+	return 0;
+}
