@@ -19,7 +19,8 @@
 //!
 //! Code produced by a macro prints as the macro's expansion (the AST has
 //! no other text), with the macro's local temporaries replaced by their
-//! initialisers and `(&x)->f` printed `x.f`: `__tmp->kfifo.in` inside
+//! initialisers, `(&x)->f` printed `x.f` and `READ_ONCE(x)`'s
+//! `*(volatile typeof(x) *)&(x)` printed `x`: `__tmp->kfifo.in` inside
 //! `kfifo_reset(&sonypi_device.fifo)` prints `sonypi_device.fifo.kfifo.in`,
 //! what the code passed to the macro. Its span still points at the
 //! macro's use.
@@ -73,7 +74,15 @@ impl<'t> FnLower<'_, '_, '_, 't> {
 /// points to: `x` for `&x`, `p->field` or `*p` otherwise, then the
 /// function when given (`__kfifo_in()`).
 pub fn argument_name(function: Option<&str>, arg: Cursor<'_>, field: Option<&str>) -> String {
-    let arg = resolve(see_through(arg), 0);
+    // A cast of the argument (`(unsigned char *)&event`) does not change
+    // the object it points to.
+    let mut arg = resolve(see_through(arg), 0);
+    while arg.kind() == CursorKind::CStyleCastExpr {
+        match arg.children().last() {
+            Some(&inner) => arg = resolve(see_through(inner), 0),
+            None => break,
+        }
+    }
     let is_addr_of = arg.kind() == crate::frontend::clang::CursorKind::UnaryOperator && arg.unary_operator() == UOp::AddrOf;
     let target = match (is_addr_of, arg.children().first()) {
         (true, Some(inner)) => match field {
@@ -204,7 +213,12 @@ fn print_at(c: Cursor<'_>, depth: usize, operand: bool) -> String {
                 UOp::PreInc => "++",
                 UOp::PreDec => "--",
                 UOp::AddrOf => "&",
-                UOp::Deref => "*",
+                UOp::Deref => match unmarked(c) {
+                    // `*(volatile typeof(x) *)&(x)`, what READ_ONCE(x)
+                    // expands to, is `x`.
+                    Some(x) => return print_at(x, depth + 1, operand),
+                    None => "*",
+                },
                 UOp::Plus => "+",
                 UOp::Minus => "-",
                 UOp::Not => "~",
@@ -241,6 +255,23 @@ fn print_at(c: Cursor<'_>, depth: usize, operand: bool) -> String {
         | CExpr::GenericSelectionExpr => "…".to_string(),
     };
     text
+}
+
+/// For `*(T *)&x` produced by a macro (`READ_ONCE(x)`, `WRITE_ONCE(x,
+/// v)`): `x`.
+fn unmarked(deref: Cursor<'_>) -> Option<Cursor<'_>> {
+    if !deref.is_from_macro() {
+        return None;
+    }
+    let cast = see_through(*deref.children().first()?);
+    if cast.kind() != CursorKind::CStyleCastExpr {
+        return None;
+    }
+    let address = see_through(*cast.children().last()?);
+    if address.kind() != CursorKind::UnaryOperator || address.unary_operator() != UOp::AddrOf {
+        return None;
+    }
+    address.children().first().copied()
 }
 
 /// A constant's value, or `…`.
