@@ -271,7 +271,7 @@ fn unmarked(deref: Cursor<'_>) -> Option<Cursor<'_>> {
     if address.kind() != CursorKind::UnaryOperator || address.unary_operator() != UOp::AddrOf {
         return None;
     }
-    address.children().first().copied()
+    address.children().first().map(|x| see_through(*x))
 }
 
 /// A constant's value, or `…`.
