@@ -472,7 +472,7 @@ fn check_reports_races_with_both_accesses_and_exit_code_1() {
     assert_eq!(o.status.code(), Some(1), "races found: exit 1\n{out}{}", stderr(&o));
     // s_read reads `count`, s_write increments it and s_irq resets it: all
     // unlocked.
-    assert!(out.contains("small.c:6:") && out.contains("warning: potential read/write race on global count [data-race]"), "{out}");
+    assert!(out.contains("small.c:6:") && out.contains("warning: potential read/write race on 'count' (region global count) [data-race]"), "{out}");
     assert!(out.contains("note: write by entry point s_write, holding no lock"), "{out}");
     assert!(out.lines().last().unwrap().contains("pairs proven race-free"), "{out}");
     // JSON carries the same, as data.

@@ -196,7 +196,7 @@ fn every_precise_run_states_its_bounds() {
         text.contains("precise: 2 confirmed, 0 not found within bounds, 0 unknown (K=3, unroll 1, inline depth 8, yields mr; bounds reached: unroll: a loop of rwlp_write"),
         "{text}"
     );
-    assert!(text.contains("error: data race on struct rwlp_fifo.pushed"), "{text}");
+    assert!(text.contains("error: data race on 'rwlp.pushed' (region struct rwlp_fifo.pushed) between"), "{text}");
     let (code, text) = run(&["check", "--precise", "drivers/corpus-precise/openbit_false.c"]);
     assert_eq!(code, Some(3), "potential races neither proven nor confirmed exit 3:\n{text}");
     assert!(text.contains("note: the precise phase found no race within K=2, unroll 2, inline depth 8, yields mr"), "{text}");

@@ -178,6 +178,10 @@ fn lockset_verdicts_match_the_race_expectations() {
                                 }
                             }
                         }
+                        // Every race is named in source terms (issue 17).
+                        if racewatch::verify::identity::race_name(accesses).is_none() {
+                            problems.push(format!("{name}: {} {} {region:?}: the race has no source-level name", pair.first, pair.second));
+                        }
                         got_races.insert(key);
                     }
                     Verdict::Unknown(why) => {

@@ -97,6 +97,11 @@ pub struct CheckArgs {
     /// report` (docs/cli.md).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
+    /// Report only the races whose fingerprint the JSON report OLD (an
+    /// earlier `check --format json`) does not have; the exit code counts
+    /// only those (docs/output.md, "Baselines").
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// One file's outcome.
@@ -138,6 +143,14 @@ pub struct FileVerdicts {
     /// one: every file of it was analysed as one program.
     #[serde(default)]
     pub module: Option<crate::frontend::kbuild_module::KbuildModule>,
+    /// The file's key in race fingerprints: its path relative to the input
+    /// directory that named it, else its file name (set by the run; empty:
+    /// the file name).
+    #[serde(skip)]
+    pub key: String,
+    /// The fingerprints of its races that the `--baseline` report has.
+    #[serde(skip)]
+    pub suppressed: std::collections::BTreeSet<String>,
 }
 
 /// The pair verdicts of one file, for tests and tools using the library.
@@ -206,6 +219,8 @@ impl FileVerdicts {
             private: Default::default(),
             unmodelled: Vec::new(),
             module: None,
+            key: String::new(),
+            suppressed: Default::default(),
         }
     }
 
@@ -403,6 +418,8 @@ pub fn check_unit_precise(
         private,
         unmodelled,
         module: unit.map(|u| u.module.clone()),
+        key: String::new(),
+        suppressed: Default::default(),
     }
 }
 
@@ -434,10 +451,29 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         budget: (args.file_timeout > 0).then(|| Duration::from_secs(args.file_timeout)),
         unit: None,
     };
-    let results = super::batch::check_files(args, &session, &files, &analysis);
+    let baseline = match args.baseline.as_deref().map(super::baseline::Baseline::load).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{}: error: {e}", args.baseline.as_deref().unwrap_or(std::path::Path::new("")).display());
+            return Exit::Error;
+        }
+    };
+    let mut results = super::batch::check_files(args, &session, &files, &analysis);
+    // Fingerprints key a file by its path under the input directory that
+    // named it, else by its file name.
+    let roots: Vec<PathBuf> = args.input.paths.iter().filter(|p| p.is_dir()).cloned().collect();
+    for r in &mut results {
+        r.key = crate::verify::identity::file_key(&r.file, &roots);
+    }
+    let applied = baseline.as_ref().map(|b| super::baseline::apply(&mut results, b));
+    let results = results;
     let saved = args.report_dir.as_deref().is_none_or(|dir| results.iter().all(|r| super::report::save(dir, r, precise.as_ref())));
     // The report goes to stdout, or atomically to --output.
-    let report_written = emit(args.format, args.output.as_deref(), &results, &errors, precise.as_ref()) && saved;
+    let baseline_note = applied.as_ref().zip(args.baseline.as_deref());
+    let report_written = emit(args.format, args.output.as_deref(), &results, &errors, precise.as_ref(), baseline_note) && saved;
+    if let (Some((a, path)), false) = (baseline_note, args.format == Format::Text) {
+        eprintln!("baseline {}: {a}", path.display());
+    }
     if args.verbose {
         for r in &results {
             let h = &r.stats.houdini;
@@ -506,19 +542,25 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
 
 /// Writes the report of `results` in `format` to stdout, or atomically to
 /// `output`; false after saying why it could not.
+/// With a baseline, what it suppressed is said after the text report and
+/// recorded in the JSON and SARIF ones.
 pub fn emit(
     format: Format,
     output: Option<&std::path::Path>,
     results: &[FileVerdicts],
     errors: &[FileError],
     precise: Option<&crate::precise::Options>,
+    baseline: Option<(&super::baseline::Applied, &std::path::Path)>,
 ) -> bool {
     super::output_file::emit_report(output, |mut out| match format {
-        Format::Text => write_text(&mut out, results, precise).and_then(|_| {
-            if results.len() + errors.len() > 1 { super::summary::write_table(&mut out, results, errors) } else { Ok(()) }
-        }),
-        Format::Json => write_json(&mut out, results, errors, precise),
-        Format::Sarif => super::sarif::write(&mut out, results, errors, precise),
+        Format::Text => write_text(&mut out, results, precise)
+            .and_then(|_| if results.len() + errors.len() > 1 { super::summary::write_table(&mut out, results, errors) } else { Ok(()) })
+            .and_then(|_| match baseline {
+                Some((a, path)) => writeln!(out, "baseline {}: {a}", path.display()),
+                None => Ok(()),
+            }),
+        Format::Json => write_json(&mut out, results, errors, precise, baseline.map(|(a, _)| a)),
+        Format::Sarif => super::sarif::write(&mut out, results, errors, precise, baseline.is_some()),
     })
 }
 
@@ -532,12 +574,16 @@ pub fn exit_code(results: &[FileVerdicts], errors: &[FileError], precise: Option
     let mut confirmed = 0;
     for r in results {
         confirmed += super::precise::totals(&r.precise).confirmed;
+        // With a baseline, only the new races count.
+        let old = r.races().into_iter().filter(|(fp, _)| r.suppressed.contains(fp));
+        let (old_races, old_confirmed) = old.fold((0, 0), |(n, c), (_, confirmed)| (n + 1, c + usize::from(confirmed)));
+        confirmed -= old_confirmed;
         match &r.outcome {
             Ok(pairs) => {
                 let t = totals(pairs);
                 all.pairs += t.pairs;
                 all.proven += t.proven;
-                all.races += t.races;
+                all.races += t.races.saturating_sub(old_races);
                 all.unknown += t.unknown;
             }
             Err(_) => {
@@ -587,14 +633,23 @@ pub fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Optio
             }
             continue;
         }
+        // The races a --baseline report has are not shown.
+        let shown;
+        let listed = if r.suppressed.is_empty() {
+            pairs
+        } else {
+            shown = r.shown_pairs();
+            &shown
+        };
         let found = match precise {
-            Some(p) => super::precise::diagnostics(pairs, &r.precise, p),
-            None => diagnostics(pairs),
+            Some(p) => super::precise::diagnostics(listed, &r.precise, p),
+            None => diagnostics(listed),
         };
         for d in found {
             writeln!(out, "{}", render_diagnostic(&d))?;
         }
-        writeln!(out, "{}: {}{}", r.file.display(), totals(pairs), exclusion(&r.unmodelled))?;
+        let in_baseline = if r.suppressed.is_empty() { String::new() } else { format!(" ({} in the baseline, not shown)", r.suppressed.len()) };
+        writeln!(out, "{}: {}{in_baseline}{}", r.file.display(), totals(pairs), exclusion(&r.unmodelled))?;
         if let Some(phrase) = r.module_phrase() {
             writeln!(out, "{}: {phrase}: {}", r.file.display(), module_files(r))?;
         }
@@ -672,6 +727,7 @@ fn write_json(
     results: &[FileVerdicts],
     errors: &[FileError],
     precise: Option<&crate::precise::Options>,
+    applied: Option<&super::baseline::Applied>,
 ) -> std::io::Result<()> {
     use serde_json::{Value, json};
     let error = |e: &FileError| json!({ "file": e.path.display().to_string(), "class": e.class.as_str(), "message": e.message });
@@ -689,6 +745,12 @@ fn write_json(
                                 let mut region = region_json(name, v);
                                 if let Some(x) = super::precise::region_json(&r.precise, p, name) {
                                     region["precise"] = x;
+                                }
+                                if let Some(fp) = r.race_fingerprint(p, name, v) {
+                                    if applied.is_some() {
+                                        region["baseline"] = json!(if r.suppressed.contains(&fp) { "unchanged" } else { "new" });
+                                    }
+                                    region["fingerprint"] = json!(fp);
                                 }
                                 region
                             })
@@ -730,11 +792,14 @@ fn write_json(
             })),
         }
     }
-    let doc = json!({
+    let mut doc = json!({
         "racewatch": env!("CARGO_PKG_VERSION"),
         "files": files,
         "errors": errors.iter().map(error).collect::<Vec<_>>(),
     });
+    if let Some(a) = applied {
+        doc["baseline"] = json!({ "new": a.new, "suppressed": a.suppressed, "gone": a.gone });
+    }
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
     writeln!(out)
 }
@@ -754,9 +819,13 @@ fn region_json(name: &str, v: &Verdict) -> serde_json::Value {
                 json!({
                     "entry_point": a.entry, "write": a.write, "atomic": a.atomic,
                     "function": a.function, "location": span(&a.span), "locks": a.locks,
+                    "expression": a.expression,
                 })
             };
-            json!({ "region": name, "verdict": "race", "accesses": [side(&accesses[0]), side(&accesses[1])] })
+            json!({
+                "region": name, "verdict": "race", "name": crate::verify::identity::race_name(accesses),
+                "accesses": [side(&accesses[0]), side(&accesses[1])],
+            })
         }
     }
 }
@@ -780,6 +849,8 @@ mod tests {
             private: Default::default(),
             unmodelled: Vec::new(),
             module: None,
+            key: String::new(),
+            suppressed: Default::default(),
             front: None,
             precise: precise
                 .into_iter()

@@ -6,6 +6,7 @@
 //! input, usage), 3 some results unknown.
 
 mod args;
+mod baseline;
 mod batch;
 mod check;
 mod html;

@@ -162,7 +162,11 @@ pub fn diagnostics(pairs: &[PairVerdict], precise: &[PrecisePair], options: &pre
             match find(precise, pair, region) {
                 Some((_, PreciseVerdict::Confirmed(w))) => {
                     d.level = Level::Error;
-                    d.message = format!("data race on {region} between {} and {}, confirmed", pair.first, pair.second);
+                    let subject = match verdict {
+                        Verdict::Race(accesses) => crate::verify::verdict::race_subject(region, accesses),
+                        Verdict::Proven | Verdict::Unknown(_) => region.clone(),
+                    };
+                    d.message = format!("data race on {subject} between {} and {}, confirmed", pair.first, pair.second);
                     d.span = w.access.span.clone().or(d.span);
                     d.notes = witness_notes(w);
                     d.notes.push((format!("found within {bounds}"), None));

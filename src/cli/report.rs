@@ -164,7 +164,7 @@ pub fn run(args: &ReportArgs) -> Exit {
         eprintln!("{}: error: no result files in the report directory", args.dirs[0].display());
         return Exit::Error;
     }
-    let mut written = super::check::emit(args.format, args.output.as_deref(), &results, &[], precise.as_ref());
+    let mut written = super::check::emit(args.format, args.output.as_deref(), &results, &[], precise.as_ref(), None);
     if let Some(dir) = &args.html {
         if let Err(e) = super::html::write(dir, &results) {
             eprintln!("{}: error: cannot write the HTML report: {e}", dir.display());

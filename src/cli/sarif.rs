@@ -64,15 +64,18 @@ pub fn write(
     results: &[FileVerdicts],
     errors: &[FileError],
     precise: Option<&precise::Options>,
+    baseline: bool,
 ) -> io::Result<()> {
     let root = std::env::current_dir().ok();
-    let log = document(results, errors, precise, root.as_deref());
+    let log = document(results, errors, precise, root.as_deref(), baseline);
     serde_json::to_writer_pretty(&mut *out, &log).map_err(io::Error::other)?;
     writeln!(out)
 }
 
-/// The SARIF log of a run; relative paths are relative to `root`.
-pub fn document(results: &[FileVerdicts], errors: &[FileError], precise: Option<&precise::Options>, root: Option<&Path>) -> Value {
+/// The SARIF log of a run; relative paths are relative to `root`; with
+/// `baseline`, each race says whether the baseline had it
+/// (`baselineState`).
+pub fn document(results: &[FileVerdicts], errors: &[FileError], precise: Option<&precise::Options>, root: Option<&Path>, baseline: bool) -> Value {
     let paths = Paths { root };
     let mut sarif_results = Vec::new();
     let mut notifications: Vec<Value> = errors.iter().map(|e| paths.error_notification(e)).collect();
@@ -90,7 +93,9 @@ pub fn document(results: &[FileVerdicts], errors: &[FileError], precise: Option<
         for pair in pairs {
             for (region, verdict) in &pair.regions {
                 let found = precise.and_then(|_| find(&r.precise, pair, region));
-                let race = Race { file: &r.file, pair, region, found, bounds: precise.map(precise::bounds_text) };
+                let fingerprint = r.race_fingerprint(pair, region, verdict);
+                let state = fingerprint.as_ref().filter(|_| baseline).map(|fp| if r.suppressed.contains(fp) { "unchanged" } else { "new" });
+                let race = Race { file: &r.file, pair, region, found, bounds: precise.map(precise::bounds_text), fingerprint, state };
                 match verdict {
                     Verdict::Proven => {}
                     Verdict::Race(accesses) => sarif_results.push(with_module(paths.race_result(&race, Some(accesses)), r)),
@@ -155,6 +160,10 @@ struct Race<'a> {
     found: Option<(&'a PrecisePair, &'a PreciseVerdict)>,
     /// The precise phase's bounds, when it ran.
     bounds: Option<String>,
+    /// Its fingerprint (`racewatch/v1`), when it is a race.
+    fingerprint: Option<String>,
+    /// `new` or `unchanged` against the `--baseline` report, when given.
+    state: Option<&'static str>,
 }
 
 impl Race<'_> {
@@ -230,7 +239,13 @@ impl Paths<'_> {
             format!("[{}]({id})", escape(&text))
         };
         let lockset_links = lockset.map(|[a, b]| [link(a.span.as_ref(), &a.function, access_text(a)), link(b.span.as_ref(), &b.function, access_text(b))]);
-        let (first, second, region) = (escape(&race.pair.first), escape(&race.pair.second), escape(race.region));
+        let (first, second) = (escape(&race.pair.first), escape(&race.pair.second));
+        // The race by its source-level name, the region as a secondary note.
+        let name = lockset.and_then(|a| crate::verify::identity::race_name(a));
+        let region = match &name {
+            Some(n) => escape(&format!("'{n}' (region {})", race.region)),
+            None => escape(race.region),
+        };
         let mut message;
         let mut primary = lockset.and_then(|[a, _]| a.span.clone());
         let mut primary_function = lockset.map(|[a, _]| a.function.clone());
@@ -272,6 +287,19 @@ impl Paths<'_> {
             "partialFingerprints": { "racewatchRace/v1": fingerprint(&[&file, &race.pair.first, &race.pair.second, race.region]) },
             "properties": { "region": race.region, "entryPoints": [race.pair.first, race.pair.second] },
         });
+        if let Some(fp) = &race.fingerprint {
+            result["partialFingerprints"][crate::verify::identity::FINGERPRINT_KEY] = json!(fp);
+            result["properties"]["fingerprint"] = json!(fp);
+        }
+        if let Some(n) = &name {
+            result["properties"]["name"] = json!(n);
+        }
+        if let Some([a, b]) = lockset {
+            result["properties"]["expressions"] = json!([a.expression, b.expression]);
+        }
+        if let Some(state) = race.state {
+            result["baselineState"] = json!(state);
+        }
         if let Some((p, v)) = race.found {
             result["properties"]["precise"] = json!(v.as_str());
             result["properties"]["boundsReached"] = json!(p.hits);

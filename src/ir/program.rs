@@ -348,6 +348,11 @@ pub struct Program {
     /// effective sets found it (`crate::analyses::quiesce::resolve_with`);
     /// `None` before that analysis ran.
     pub quiesce_summaries: Option<std::collections::HashMap<ProcId, std::collections::BTreeSet<usize>>>,
+    /// The C expression of each access as the code wrote it (`*ppos`,
+    /// `tp->tx_buf[entry]`), by the access's span and region, for the race
+    /// report; the first access lowered at a span and region names it.
+    /// Report data only: no analysis reads it.
+    pub access_names: std::collections::BTreeMap<(Span, RegionId), String>,
 }
 
 /// What object a havocked address variable receives the address of.

@@ -186,6 +186,7 @@ pub(super) fn canonical_evidence<S: PairSolver>(
             atomic: chosen.is_some_and(|x| x.atomic),
             span: chosen.and_then(|x| x.span.clone()),
             function: chosen.map(|x| x.function.clone()).unwrap_or_else(|| entry.name.clone()),
+            expression: chosen.and_then(|x| lp.program.access_names.get(&(x.span.clone()?, x.region)).cloned()),
             locks,
         });
     }

@@ -9,8 +9,10 @@
 //! * [`solving`]: VCs as solver terms; the one place verification uses
 //!   the solver.
 //! * [`verdict`]: verdicts, their evidence, totals and diagnostics.
+//! * [`identity`]: a race's source-level name and fingerprint.
 
 mod evidence;
+pub mod identity;
 mod infer;
 pub mod run;
 pub mod solving;

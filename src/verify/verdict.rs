@@ -24,6 +24,10 @@ pub struct Access {
     pub function: String,
     /// The locks held at every access of this entry point to the address.
     pub locks: Vec<String>,
+    /// The accessed lvalue as the code wrote it (`*ppos`,
+    /// `tp->tx_buf[entry]`), when the lowering recorded one.
+    #[serde(default)]
+    pub expression: Option<String>,
 }
 
 impl Access {
@@ -152,12 +156,22 @@ pub fn race_diagnostic(region: &str, accesses: &[Access; 2]) -> Diagnostic {
     Diagnostic {
         level: Level::Warning,
         check: "data-race",
-        message: format!("potential {}/{} race on {region}", a.kind(), b.kind()),
+        message: format!("potential {}/{} race on {}", a.kind(), b.kind(), race_subject(region, accesses)),
         span: a.span.clone(),
         notes: vec![
             (format!("{} by entry point {}{}, holding {}", a.kind(), a.entry, in_fn(a), locks(a)), None),
             (format!("{} by entry point {}{}, holding {}", b.kind(), b.entry, in_fn(b), locks(b)), b.span.clone()),
         ],
+    }
+}
+
+/// What a race is on, for a message: its source-level name with the
+/// region as a secondary note (`'*ppos' (region long long (pointee))`),
+/// or the region alone when the accesses have no name.
+pub fn race_subject(region: &str, accesses: &[Access; 2]) -> String {
+    match super::identity::race_name(accesses) {
+        Some(name) => format!("'{name}' (region {region})"),
+        None => region.to_string(),
     }
 }
 

@@ -190,6 +190,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             AtomicResult::NewIsNegative => truth(Expr::lt(after?, Expr::int(0))),
             AtomicResult::OldBit => truth(is_set?),
         };
+        if let Some(&arg) = args.get(effect.arg) {
+            self.name_key(&counter.key, &span, || super::names::argument_name(None, arg, None));
+        }
         let region = self.region(counter.key);
         if let Some(target) = old_var {
             self.s.stats.loads += 1;

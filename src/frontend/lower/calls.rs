@@ -574,10 +574,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         self.s.stats.modelled_functions.insert(model.name.clone());
         self.s.privacy.kept.extend(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()));
         for effect in &model.reads {
-            self.memory_effect(args, &values, effect.arg, effect.extent, effect.field.as_deref(), false, AccessKind::Plain, span.clone());
+            self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), false, AccessKind::Plain, span.clone());
         }
         for effect in &model.writes {
-            self.memory_effect(args, &values, effect.arg, effect.extent, effect.field.as_deref(), true, AccessKind::Plain, span.clone());
+            self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), true, AccessKind::Plain, span.clone());
         }
         // The result of the one atomic access with a value operation, when
         // its value could be lowered exactly.
@@ -597,10 +597,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 AtomicAccess::Rmw => (true, true),
             };
             if read {
-                self.memory_effect(args, &values, effect.arg, effect.extent, None, false, AccessKind::Atomic, span.clone());
+                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, false, AccessKind::Atomic, span.clone());
             }
             if write {
-                self.memory_effect(args, &values, effect.arg, effect.extent, None, true, AccessKind::Atomic, span.clone());
+                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, true, AccessKind::Atomic, span.clone());
             }
         }
         let result = match model.returns {
@@ -658,6 +658,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     #[allow(clippy::too_many_arguments)]
     fn memory_effect(
         &mut self,
+        function: &str,
         args: &[Cursor<'t>],
         values: &[Expr],
         arg: usize,
@@ -689,6 +690,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.b.assume(Expr::lt(Expr::var(a), Expr::add(address.clone(), n.clone())), None);
             }
             let place = Place::Mem { key, address: Expr::var(a) };
+            self.name_access_with(&place, &span, || super::names::argument_name(Some(function), cursor, None));
             self.access(&place, write, access, span);
             return;
         }
@@ -700,6 +702,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         match layout::shape(pointee) {
             Shape::Scalar if !whole_object => {
                 let place = self.argument_scalar_place(inner, address.clone(), pointee);
+                self.name_access_with(&place, &span, || super::names::argument_name(Some(function), cursor, field));
                 self.access(&place, write, access, span);
             }
             Shape::Scalar | Shape::Opaque => {
@@ -716,6 +719,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     }
                     other => other,
                 };
+                self.name_access_with(&ranged, &span, || super::names::argument_name(Some(function), cursor, field));
                 self.access(&ranged, write, access, span);
             }
             Shape::Record | Shape::Array => {
@@ -736,6 +740,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                         continue;
                     }
                     let place = self.leaf_place(&object, &leaf);
+                    let leaf_name = leaf.field.map(|f| f.spelling()).filter(|f| !f.is_empty());
+                    self.name_access_with(&place, &span, || super::names::argument_name(Some(function), cursor, leaf_name.as_deref()));
                     self.access(&place, write, access, span.clone());
                 }
             }

@@ -212,6 +212,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn read_lvalue(&mut self, c: Cursor<'t>) -> Expr {
         let place = self.place(c);
         let span = Some(self.span(c));
+        self.name_access(&place, &span, c);
         self.read_as(&place, super::place::access_kind(c, self.s.models.volatile_plain), span)
     }
 
@@ -391,6 +392,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             op @ (UOp::PostInc | UOp::PostDec | UOp::PreInc | UOp::PreDec) => {
                 let place = self.place(operand);
                 let access = super::place::access_kind(operand, self.s.models.volatile_plain);
+                self.name_access(&place, &span, operand);
                 let old = self.read_as(&place, access, span.clone());
                 let old_var = self.tmp();
                 self.b.assign(old_var, old, None);
@@ -415,6 +417,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             UOp::Deref => {
                 let place = self.place(c);
+                self.name_access(&place, &span, c);
                 self.read_as(&place, super::place::access_kind(c, self.s.models.volatile_plain), span)
             }
             UOp::Plus | UOp::Extension => self.value(operand),
@@ -463,6 +466,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 let value = self.value(rhs);
                 let v = self.tmp();
                 self.b.assign(v, value, None);
+                self.name_access(&place, &span, lhs);
                 self.write_as(&place, Expr::var(v), super::place::access_kind(lhs, self.s.models.volatile_plain), span);
                 Expr::var(v)
             }
@@ -565,6 +569,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         };
         let place = self.place(lhs);
         let access = super::place::access_kind(lhs, self.s.models.volatile_plain);
+        self.name_access(&place, &span, lhs);
         let old = self.read_as(&place, access, span.clone());
         let b = self.value(rhs);
         let new = self.arithmetic(op, old, b, lhs.ty(), rhs.ty(), lhs.ty(), c);

@@ -38,6 +38,7 @@ mod context;
 pub(crate) mod expr;
 mod layout;
 mod locks;
+mod names;
 mod place;
 mod quiesce;
 pub mod reach;

@@ -265,6 +265,11 @@ impl RegionTable {
                 }
             }
         }
+        // The names of the accesses follow their regions.
+        let names = std::mem::take(&mut program.access_names);
+        for ((span, r), name) in names {
+            program.access_names.entry((span, final_of[r.as_u32() as usize])).or_insert(name);
+        }
         let log = std::mem::take(&mut self.log);
         (self.keys.iter().cloned().zip(final_of).collect(), log)
     }

@@ -453,6 +453,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         match layout::shape(decl.ty()) {
             Shape::Scalar | Shape::Opaque => {
                 let v = self.value(init);
+                self.name_access_with(&place, &span, || decl.spelling());
                 self.write(&place, v, span);
             }
             Shape::Record | Shape::Array => self.initialise(&place, decl.ty(), init),
@@ -640,6 +641,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             if lvalue && layout::shape(operand.ty()) == Shape::Scalar {
                 let place = self.place(operand);
                 let span = Some(self.span(operand));
+                self.name_access(&place, &span, operand);
                 if !matches!(place, Place::Var(_)) {
                     self.read(&place, span.clone());
                 }
