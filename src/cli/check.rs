@@ -145,8 +145,8 @@ pub struct FileVerdicts {
     pub module: Option<crate::frontend::kbuild_module::KbuildModule>,
     /// The file's key in race fingerprints: its path relative to the input
     /// directory that named it, else its file name (set by the run; empty:
-    /// the file name).
-    #[serde(skip)]
+    /// the file name). Saved with the result, so a merged report keeps it.
+    #[serde(default)]
     pub key: String,
     /// The fingerprints of its races that the `--baseline` report has.
     #[serde(skip)]
