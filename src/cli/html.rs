@@ -27,6 +27,7 @@ struct Race<'a> {
     first: &'a str,
     second: &'a str,
     region: &'a str,
+    name: Option<String>,
     accesses: &'a [Access],
     precise: Option<&'a PreciseVerdict>,
 }
@@ -36,6 +37,14 @@ impl Race<'_> {
         match (self.accesses[0].write, self.accesses[1].write) {
             (true, true) => "write/write",
             _ => "read/write",
+        }
+    }
+
+    /// The race's source-level name with its region, escaped.
+    fn label(&self) -> String {
+        match &self.name {
+            Some(n) => format!("<code>{}</code> (region {})", esc(n), esc(self.region)),
+            None => esc(self.region),
         }
     }
 
@@ -59,7 +68,8 @@ pub fn write(dir: &Path, results: &[FileVerdicts]) -> std::io::Result<()> {
             for (region, v) in &p.regions {
                 if let Verdict::Race(accesses) = v {
                     let precise = super::precise::find(&r.precise, p, region).map(|(_, v)| v);
-                    races.push(Race { file: &r.file, first: &p.first, second: &p.second, region, accesses: &accesses[..], precise });
+                    let name = crate::verify::identity::race_name(accesses);
+                    races.push(Race { file: &r.file, first: &p.first, second: &p.second, region, name, accesses: &accesses[..], precise });
                 }
             }
         }
@@ -121,7 +131,7 @@ fn index(results: &[FileVerdicts], races: &[Race<'_>]) -> String {
     body.push_str(&select("file", "file", &set(&|r| r.file.display().to_string())));
     body.push_str(&select("check", "check", &set(&|r| r.check().to_string())));
     body.push_str(&select("status", "status", &set(&|r| r.status().to_string())));
-    body.push_str("</p>\n<p id=\"shown\"></p>\n<table id=\"races\"><tr><th>#</th><th>file</th><th>region</th><th>entry points</th><th>accesses</th><th>check</th><th>status</th></tr>\n");
+    body.push_str("</p>\n<p id=\"shown\"></p>\n<table id=\"races\"><tr><th>#</th><th>file</th><th>race on</th><th>entry points</th><th>accesses</th><th>check</th><th>status</th></tr>\n");
     for (i, r) in races.iter().enumerate() {
         let access = |a: &Access| format!("{} {} in {}", a.kind(), span_text(&a.span), esc(&a.function));
         let _ = writeln!(
@@ -132,7 +142,7 @@ fn index(results: &[FileVerdicts], races: &[Race<'_>]) -> String {
             r.check(),
             r.status(),
             esc(&r.file.display().to_string()),
-            esc(r.region),
+            r.label(),
             esc(r.first),
             esc(r.second),
             access(&r.accesses[0]),
@@ -180,8 +190,15 @@ fn source_window(span: &Option<Span>) -> String {
 }
 
 fn race_page(r: &Race<'_>) -> String {
-    let title = format!("{} × {} on {}", r.first, r.second, r.region);
-    let mut body = format!("<p><a href=\"index.html\">all races</a></p>\n<h1>{}</h1>\n<p>{} race in {}; {}</p>\n", esc(&title), r.check(), esc(&r.file.display().to_string()), esc(r.status()));
+    let title = format!("{} × {} on {}", r.first, r.second, r.name.as_deref().unwrap_or(r.region));
+    let mut body = format!(
+        "<p><a href=\"index.html\">all races</a></p>\n<h1>{}</h1>\n<p>{} race on {} in {}; {}</p>\n",
+        esc(&title),
+        r.check(),
+        r.label(),
+        esc(&r.file.display().to_string()),
+        esc(r.status())
+    );
     for a in r.accesses {
         let locks = if a.locks.is_empty() { "no lock".to_string() } else { a.locks.join(", ") };
         let _ = writeln!(
