@@ -274,6 +274,29 @@ struct Pending {
     address: i128,
     value: i128,
     writes: usize,
+    /// Where in an object of which record type the access was
+    /// ([`Interp::typed`]).
+    typed: Typed,
+}
+
+/// An access's record type and offset inside an object of that type, when
+/// its address is a pointer to the record plus a constant offset inside it
+/// ([`crate::ir::Program::record_bases`]).
+type Typed = Option<(RecordName, i128)>;
+
+/// A record type, by the variable-independent name the lowering gave it.
+type RecordName = std::rc::Rc<str>;
+
+/// Whether two accesses at one address can be to the same bytes of the
+/// same object: not when both are inside objects of one record type at
+/// different offsets, since two objects of one type would then overlap
+/// partially (their bases differ by less than the type's size), which no
+/// kernel object layout has.
+fn same_object(a: &Typed, b: &Typed) -> bool {
+    match (a, b) {
+        (Some((ta, ca)), Some((tb, cb))) => ta != tb || ca == cb,
+        _ => true,
+    }
 }
 
 struct Interp<'p, 'o, 'a, 'c> {
@@ -299,7 +322,7 @@ struct Interp<'p, 'o, 'a, 'c> {
     /// a driver's object only if the driver gave it one.
     formed: std::collections::HashSet<i128>,
     /// Every write to shared memory: thread, region, address.
-    writes: Vec<(Who, RegionId, i128)>,
+    writes: Vec<(Who, RegionId, i128, Typed)>,
     pending: Option<Pending>,
     globals: Vec<(i128, i128)>,
     /// The read-only globals' addresses and sizes.
@@ -546,8 +569,11 @@ impl Interp<'_, '_, '_, '_> {
         if !in_heap(v) {
             return Ok(());
         }
+        // Above every C pointer value only objects' addresses lie: one
+        // where no object exists yet (an allocation still to come, or one
+        // this run never makes) is no pointer anything could have held.
         let Some(o) = self.objects.iter().find(|o| v >= o.base && v < o.base + STRIDE) else {
-            return Ok(());
+            return reject(format!("{what} points where no object exists yet"));
         };
         if !o.alive {
             return reject(format!("{what} points into a local of a call that has returned"));
@@ -576,9 +602,14 @@ impl Interp<'_, '_, '_, '_> {
         }
         let Some(p) = self.pending.take() else { return Ok(()) };
         let region = self.claim.region;
-        let other = self.writes[p.writes..].iter().any(|&(w, r, a)| w != who && w != Who::Init && r == region && a == p.address);
-        if !other {
+        let mut between = self.writes[p.writes..].iter().filter(|(w, r, a, _)| *w != who && *w != Who::Init && *r == region && *a == p.address).peekable();
+        if between.peek().is_none() {
             return Err(Stop::Done(Outcome::Rejected("no write of the other thread to the address came between the access and its check".to_string())));
+        }
+        if !between.any(|(_, _, _, typed)| same_object(&p.typed, typed)) {
+            return Err(Stop::Done(Outcome::Rejected(
+                "the other thread's write is to another field of another object of the same record type, which would overlap the first partially".to_string(),
+            )));
         }
         let now = self.memory.get(&(region, p.address)).copied();
         if !self.claim.strict && now == Some(p.value) {
@@ -686,7 +717,8 @@ impl Interp<'_, '_, '_, '_> {
                 let a = self.eval(th, address)?;
                 let v = self.load(th.who, *region, a)?;
                 self.set(th, *target, v);
-                self.accessed(th.who, site, *region, a, v, *access);
+                let typed = self.typed(address);
+                self.accessed(th.who, site, *region, a, v, *access, typed);
             }
             Command::Store { region, address, value, access, .. } => {
                 let a = self.eval(th, address)?;
@@ -694,8 +726,9 @@ impl Interp<'_, '_, '_, '_> {
                 if self.read_only.iter().any(|&(base, size)| a >= base && a < base + size) {
                     return reject("a store into read-only data (a string literal)");
                 }
-                self.store(th.who, *region, a, v)?;
-                self.accessed(th.who, site, *region, a, v, *access);
+                let typed = self.typed(address);
+                self.store(th.who, *region, a, v, typed.clone())?;
+                self.accessed(th.who, site, *region, a, v, *access, typed);
             }
             Command::Lock { lock, mode, .. } | Command::TryLock { lock, mode, .. } => {
                 let mut ok = true;
@@ -852,10 +885,35 @@ impl Interp<'_, '_, '_, '_> {
         Ok(())
     }
 
-    fn accessed(&mut self, who: Who, site: Site, region: RegionId, address: i128, value: i128, access: AccessKind) {
+    #[allow(clippy::too_many_arguments)]
+    fn accessed(&mut self, who: Who, site: Site, region: RegionId, address: i128, value: i128, access: AccessKind, typed: Typed) {
         if who == self.claim.who && site == self.claim.site && region == self.claim.region && access == AccessKind::Plain {
-            self.pending = Some(Pending { address, value, writes: self.writes.len() });
+            self.pending = Some(Pending { address, value, writes: self.writes.len(), typed });
         }
+    }
+
+    /// The record type and offset of an access at `address`, when it is a
+    /// variable the lowering dereferences as a pointer to one record type
+    /// plus a constant inside that record.
+    fn typed(&self, address: &crate::ir::Expr) -> Typed {
+        fn split(e: &crate::ir::Expr) -> Option<(VarId, i128)> {
+            use crate::ir::{BinaryOp, Expr};
+            match e {
+                Expr::Var(v) => Some((*v, 0)),
+                Expr::Binary(BinaryOp::Add, x, y) => match (&**x, &**y) {
+                    (x, Expr::Int(c)) | (Expr::Int(c), x) => split(x).map(|(v, d)| (v, d + c)),
+                    _ => None,
+                },
+                Expr::Binary(BinaryOp::Sub, x, y) => match &**y {
+                    Expr::Int(c) => split(x).map(|(v, d)| (v, d - c)),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        let (v, offset) = split(address)?;
+        let (name, size) = self.program.record_bases.get(&v)?.as_ref()?;
+        (0..i128::from(*size)).contains(&offset).then(|| (std::rc::Rc::from(name.as_str()), offset))
     }
 
     /// In program-start mode, an access near address 0 is a NULL
@@ -919,14 +977,14 @@ impl Interp<'_, '_, '_, '_> {
         }
     }
 
-    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) -> Run<()> {
+    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128, typed: Typed) -> Run<()> {
         self.not_null(a)?;
         if self.private_regions.contains(&region) {
             self.private.insert((who, region, a), v);
             return Ok(());
         }
         self.memory.insert((region, a), v);
-        self.writes.push((who, region, a));
+        self.writes.push((who, region, a, typed));
         Ok(())
     }
 
