@@ -365,6 +365,24 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Memory before the run holds no address past every object the run
+    /// makes: a value of the initial memory (a C value, below
+    /// [`super::separation::HEAP`], or a pointer the kernel stored to an
+    /// object init made, through a registration the lowering does not
+    /// model) lies below the end of the allocations. (The replay checks
+    /// further that such a pointer's object exists when it is read.)
+    /// Drivers only: program-start memory has its own start values.
+    pub fn initial_memory_below_objects(&mut self) {
+        if self.program_start {
+            return;
+        }
+        let end = self.t.int(self.bump.end());
+        for v in self.mem.initial_values() {
+            let below = self.t.lt(v, end);
+            self.constraints.push(below);
+        }
+    }
+
     pub fn separate_objects(&mut self, i: usize, j: usize) {
         let args_of = |who: Who, trace: &super::replay::Trace| trace.threads.iter().find(|t| t.who == who).map(|t| t.args.clone());
         let (Some(a1), Some(a2)) = (args_of(Who::T1, &self.trace), args_of(Who::T2, &self.trace)) else { return };
