@@ -349,7 +349,15 @@ impl Exec<'_> {
         };
         let active = self.active(who, reach, st);
         let differs = self.t.not(same);
-        let fail = self.t.and(&[active, differs]);
+        // An access to the first page is a NULL dereference, which oopses
+        // (the kernel maps nothing there: mm/mmap.c mmap_min_addr, and a
+        // kernel access to it faults) rather than races.
+        let low = self.t.int(super::separation::NULL_PAGE);
+        let zero = self.t.int(0);
+        let above = self.t.ge(address, low);
+        let negative = self.t.lt(address, zero);
+        let not_null = self.t.or(&[above, negative]);
+        let fail = self.t.and(&[active, differs, not_null]);
         self.checks.push(RaceCheck { region, who, fail, access: step, address, before, after: st.round.clone() });
     }
 

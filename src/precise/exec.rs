@@ -808,7 +808,19 @@ impl<'a> Exec<'a> {
     /// A read by `who` under the path condition `reach`.
     pub(super) fn read(&mut self, who: Who, cell: Cell, address: TermId, st: &State, reach: TermId) -> TermId {
         let round = if who == Who::Init { None } else { Some(&st.round) };
-        self.mem.read(&mut self.t, who, cell, address, round, reach)
+        let before = self.mem.initial_count();
+        let value = self.mem.read(&mut self.t, who, cell, address, round, reach);
+        if who == Who::Init && !self.program_start {
+            // Init alone reads, on its path, no address of an object it
+            // allocates later: below the allocations made so far.
+            let end = self.t.int(self.bump.end());
+            for v in self.mem.initial_values_since(before) {
+                let below = self.t.lt(v, end);
+                let c = self.t.implies(reach, below);
+                self.constraints.push(c);
+            }
+        }
+        value
     }
 
     pub(super) fn write(&mut self, who: Who, cell: Cell, address: TermId, value: TermId, st: &State, reach: TermId) {

@@ -236,6 +236,18 @@ impl Memory {
         Consistency { assumptions, live }
     }
 
+    /// How many reads of initial shared memory were made so far (for
+    /// [`Memory::initial_values_since`]).
+    pub fn initial_count(&self) -> usize {
+        self.initial_reads.borrow().len()
+    }
+
+    /// The values of initial shared memory read since the count was
+    /// `since`.
+    pub fn initial_values_since(&self, since: usize) -> Vec<TermId> {
+        self.initial_reads.borrow()[since..].to_vec()
+    }
+
     /// The values of initial shared memory the formula reads (each
     /// `m0(a)` once per read chain that reaches it).
     pub fn initial_values(&self) -> Vec<TermId> {
