@@ -298,7 +298,7 @@ type Origins = std::collections::BTreeSet<RegionId>;
 
 /// The smallest magnitude of a value taken for a pointer when tracing
 /// where an address came from (smaller values are indices and flags).
-const POINTER_LIKE: i128 = 1 << 12;
+const POINTER_LIKE: i128 = 1 << 11;
 
 /// An access's record type and offset inside an object of that type, when
 /// its address is a pointer to the record plus a constant offset inside it
