@@ -230,8 +230,6 @@ pub struct Exec<'a> {
     /// the memory it left), and a havocked value that is not an address
     /// is 0 or 1 ([`super::start::address_havocs`]).
     pub program_start: bool,
-    /// The threads of the pair that run an init entry point.
-    pub init_threads: Vec<Who>,
     /// In program-start mode, the havocked variables used as addresses.
     pub(super) address_havocs: Option<std::rc::Rc<std::collections::HashSet<VarId>>>,
 }
@@ -300,7 +298,6 @@ impl<'a> Exec<'a> {
             site: Site::Thread(Who::Init, 0),
             pair_names: [String::new(), String::new()],
             live_closure: Default::default(),
-            init_threads: Vec::new(),
             ends: HashMap::new(),
             starts: HashMap::new(),
             waits: Vec::new(),
@@ -813,10 +810,9 @@ impl<'a> Exec<'a> {
         let round = if who == Who::Init { None } else { Some(&st.round) };
         let before = self.mem.initial_count();
         let value = self.mem.read(&mut self.t, who, cell, address, round, reach);
-        if (who == Who::Init || self.init_threads.contains(&who)) && !self.program_start {
-            // Init (alone, or as a thread of the pair) reads, on its path,
-            // no address of an object it allocates later: below the
-            // allocations made so far.
+        if who == Who::Init && !self.program_start {
+            // Init alone reads, on its path, no address of an object it
+            // allocates later: below the allocations made so far.
             let end = self.t.int(self.bump.end());
             for v in self.mem.initial_values_since(before) {
                 let below = self.t.lt(v, end);

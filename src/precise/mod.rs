@@ -331,11 +331,6 @@ impl Setup<'_> {
             );
             exec.program_start = self.options.program_start;
             exec.separate_globals();
-            for (who, e) in [(Who::T1, first), (Who::T2, second)] {
-                if e.kind.role() == crate::models::Role::Init {
-                    exec.init_threads.push(who);
-                }
-            }
             exec.set_pair(&first.name, &second.name, self.closure.clone());
             if let (Some(init), true) = (self.init, run_init) {
                 exec.thread(Who::Init, init, &[], false);
