@@ -343,6 +343,13 @@ pub struct Program {
     /// CONFIG_STRICT_KERNEL_RWX: a store there faults). Facts for the
     /// precise phase only.
     pub read_only: std::collections::BTreeSet<FuncId>,
+    /// The variables the lowering dereferences as pointers to a record
+    /// (`tp->field` with `tp` a `struct T *`), with that record's name and
+    /// size; `None` where one variable is dereferenced as two different
+    /// records. An access at `v + c` with `0 ≤ c < size` is at offset `c`
+    /// of a `T` object. Facts for the precise phase's replay only
+    /// (two objects of one record type never overlap partially).
+    pub record_bases: std::collections::BTreeMap<VarId, Option<(String, u64)>>,
     /// What each procedure surely leaves quiesced when it returns (entry
     /// point indices), as the analysis that filled the `quiesce` commands'
     /// effective sets found it (`crate::analyses::quiesce::resolve_with`);

@@ -349,7 +349,18 @@ impl Exec<'_> {
         };
         let active = self.active(who, reach, st);
         let differs = self.t.not(same);
-        let fail = self.t.and(&[active, differs]);
+        // An access to the first page is a NULL dereference, which oopses
+        // (the kernel maps nothing there: mm/mmap.c mmap_min_addr, and a
+        // kernel access to it faults) rather than races; so is one to the
+        // last page, where the error pointers lie (include/linux/err.h
+        // ERR_PTR, -4095..-1; the integers model a pointer below 0 as the
+        // 64-bit address it wraps to).
+        let low = self.t.int(super::separation::NULL_PAGE);
+        let high = self.t.int(-super::separation::NULL_PAGE);
+        let above = self.t.ge(address, low);
+        let negative = self.t.lt(address, high);
+        let not_null = self.t.or(&[above, negative]);
+        let fail = self.t.and(&[active, differs, not_null]);
         self.checks.push(RaceCheck { region, who, fail, access: step, address, before, after: st.round.clone() });
     }
 

@@ -365,6 +365,24 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Memory before the run holds no address past every object the run
+    /// makes: a value of the initial memory (a C value, below
+    /// [`super::separation::HEAP`], or a pointer the kernel stored to an
+    /// object init made, through a registration the lowering does not
+    /// model) lies below the end of the allocations. (The replay checks
+    /// further that such a pointer's object exists when it is read.)
+    /// Drivers only: program-start memory has its own start values.
+    pub fn initial_memory_below_objects(&mut self) {
+        if self.program_start {
+            return;
+        }
+        let end = self.t.int(self.bump.end());
+        for v in self.mem.initial_values() {
+            let below = self.t.lt(v, end);
+            self.constraints.push(below);
+        }
+    }
+
     pub fn separate_objects(&mut self, i: usize, j: usize) {
         let args_of = |who: Who, trace: &super::replay::Trace| trace.threads.iter().find(|t| t.who == who).map(|t| t.args.clone());
         let (Some(a1), Some(a2)) = (args_of(Who::T1, &self.trace), args_of(Who::T2, &self.trace)) else { return };
@@ -790,7 +808,19 @@ impl<'a> Exec<'a> {
     /// A read by `who` under the path condition `reach`.
     pub(super) fn read(&mut self, who: Who, cell: Cell, address: TermId, st: &State, reach: TermId) -> TermId {
         let round = if who == Who::Init { None } else { Some(&st.round) };
-        self.mem.read(&mut self.t, who, cell, address, round, reach)
+        let before = self.mem.initial_count();
+        let value = self.mem.read(&mut self.t, who, cell, address, round, reach);
+        if who == Who::Init && !self.program_start {
+            // Init alone reads, on its path, no address of an object it
+            // allocates later: below the allocations made so far.
+            let end = self.t.int(self.bump.end());
+            for v in self.mem.initial_values_since(before) {
+                let below = self.t.lt(v, end);
+                let c = self.t.implies(reach, below);
+                self.constraints.push(c);
+            }
+        }
+        value
     }
 
     pub(super) fn write(&mut self, who: Who, cell: Cell, address: TermId, value: TermId, st: &State, reach: TermId) {

@@ -143,6 +143,9 @@ pub struct Memory {
     /// The globals' program-start values, when memory starts as the C
     /// program's does ([`super::start`]); `None`: arbitrary.
     start: Option<super::start::StartValues>,
+    /// Every value of the initial memory of a shared region read so far
+    /// (`m0(a)`): [`Memory::initial_values`].
+    initial_reads: std::cell::RefCell<Vec<TermId>>,
 }
 
 /// The consistency assumptions of a formula, and what they reach.
@@ -159,7 +162,7 @@ impl Memory {
     /// `live_at_start` is the liveness before init runs (true when there is
     /// no init).
     pub fn new(k: u32, private: BTreeSet<Cell>, live_at_start: bool) -> Memory {
-        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new(), start: None }
+        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new(), start: None, initial_reads: Default::default() }
     }
 
     /// Starts memory as the C program's: the recorded globals hold their
@@ -233,6 +236,27 @@ impl Memory {
         Consistency { assumptions, live }
     }
 
+    /// How many reads of initial shared memory were made so far (for
+    /// [`Memory::initial_values_since`]).
+    pub fn initial_count(&self) -> usize {
+        self.initial_reads.borrow().len()
+    }
+
+    /// The values of initial shared memory read since the count was
+    /// `since`.
+    pub fn initial_values_since(&self, since: usize) -> Vec<TermId> {
+        self.initial_reads.borrow()[since..].to_vec()
+    }
+
+    /// The values of initial shared memory the formula reads (each
+    /// `m0(a)` once per read chain that reaches it).
+    pub fn initial_values(&self) -> Vec<TermId> {
+        let mut v = self.initial_reads.borrow().clone();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// The writes to `cell`, in execution order.
     fn log(&self, cell: Cell) -> impl Iterator<Item = &Write> {
         self.writes.get(&cell).into_iter().flatten()
@@ -244,6 +268,7 @@ impl Memory {
         match cell {
             Cell::Region(_) => {
                 let base = uf(t, &format!("m0.{}", cell.tag()), address);
+                self.initial_reads.borrow_mut().push(base);
                 self.started(t, address, base)
             }
             Cell::Lock | Cell::Stamp(_) => t.int(0),

@@ -311,8 +311,15 @@ impl Setup<'_> {
             return PrecisePair { first: verdict.first.clone(), second: verdict.second.clone(), regions, hits: Vec::new(), yields: 0, time: start.elapsed() };
         }
         // Callbacks wait for init's registration when init runs (first or
-        // in the pair) and registers.
-        let waits = self.registers && (run_init || in_pair);
+        // in the pair) and registers; and whenever the init entry point in
+        // the pair registers (a probe paired with a callback: the callback
+        // starts only once that probe's registration made it live, as the
+        // lockset phase's `PARTNER` liveness has it), even if the init
+        // entry point that would run first does not (a driver with a
+        // module init, a probe and an ACPI add: the first of them says
+        // nothing about the probe in the pair).
+        let in_pair_registers = [a, b].iter().any(|e| e.kind.role() == crate::models::Role::Init && reaches_live(program, e.procedure));
+        let waits = (self.registers && (run_init || in_pair)) || in_pair_registers;
         let run = |first: &crate::ir::EntryPointInfo, i: usize, second: &crate::ir::EntryPointInfo, j: usize, regions: &[(String, Vec<RegionId>)]| {
             let mut exec = Exec::new(
                 program,
@@ -346,6 +353,7 @@ impl Setup<'_> {
             let roots: Vec<TermId> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();
             let consistency = exec.mem.consistency(&mut exec.t, &roots);
             exec.constraints.extend(consistency.assumptions);
+            exec.initial_memory_below_objects();
             let hits: Vec<Hit> = exec.hits.iter().cloned().collect();
             let yields = exec.yields;
             let verdicts = if exec.too_large {

@@ -50,13 +50,22 @@
 //! - an address at an unknown offset from another (a `havoc` the lowering
 //!   uses for a model's ranged access or an array's elements,
 //!   [`crate::ir::Program::inside`]) reaches past the end of the object
-//!   its base points into.
+//!   its base points into;
+//! - a value no thread computed is an address above every C pointer value
+//!   (where only objects lie) of an object the run allocates only later:
+//!   nothing can hold the address of an object before it is allocated.
 //!
 //! The race is reproduced when the checked access runs at the witness's
 //! site, its thread is suspended by the yield behind it and resumes in
 //! a later round, and in between the other thread of the pair wrote the
 //! same region at the same address, leaving a value other than the one
-//! the checked access read or wrote (with `--strict`, any write).
+//! the checked access read or wrote (with `--strict`, any write). That
+//! write must be to the same bytes of the same object: not to another
+//! offset inside another object of the same record type (the two would
+//! overlap partially, [`same_object`]), and, in a region of pointees,
+//! not through a pointer read from the initial value of another pointer
+//! field than the one the checked access's pointer came from
+//! ([`one_buffer`]).
 //!
 //! # Soundness
 //!
@@ -274,6 +283,52 @@ struct Pending {
     address: i128,
     value: i128,
     writes: usize,
+    /// Where in an object of which record type the access was
+    /// ([`Interp::typed`]).
+    typed: Typed,
+    /// The fields whose initial values its address came from
+    /// ([`Interp::origins`]).
+    origins: Origins,
+}
+
+/// The regions (pointer fields) of the initial memory that the pointers an
+/// access's address is computed from were read from, before the run wrote
+/// them; empty when none was.
+type Origins = std::collections::BTreeSet<RegionId>;
+
+/// The smallest magnitude of a value taken for a pointer when tracing
+/// where an address came from (smaller values are indices and flags).
+const POINTER_LIKE: i128 = 1 << 11;
+
+/// An access's record type and offset inside an object of that type, when
+/// its address is a pointer to the record plus a constant offset inside it
+/// ([`crate::ir::Program::record_bases`]).
+type Typed = Option<(RecordName, i128)>;
+
+/// A record type, by the variable-independent name the lowering gave it.
+type RecordName = std::rc::Rc<str>;
+
+/// Whether two accesses at one address can be to the same bytes of the
+/// same object: not when both are inside objects of one record type at
+/// different offsets, since two objects of one type would then overlap
+/// partially (their bases differ by less than the type's size), which no
+/// kernel object layout has.
+fn same_object(a: &Typed, b: &Typed) -> bool {
+    match (a, b) {
+        (Some((ta, ca)), Some((tb, cb))) => ta != tb || ca == cb,
+        _ => true,
+    }
+}
+
+/// Whether two accesses to a pointee region are shown to reach one
+/// buffer: unless both reach it only through pointers read from the
+/// initial values of different fields. Two pointer fields that nothing in
+/// the run wrote point into one buffer only by an assumption about the
+/// state before the run (the URB buffer and the control buffer of
+/// appledisplay, a TX bounce buffer and a device's name), which the witness
+/// does not show.
+fn one_buffer(a: &Origins, b: &Origins) -> bool {
+    a.is_empty() || b.is_empty() || !a.is_disjoint(b)
 }
 
 struct Interp<'p, 'o, 'a, 'c> {
@@ -299,7 +354,18 @@ struct Interp<'p, 'o, 'a, 'c> {
     /// a driver's object only if the driver gave it one.
     formed: std::collections::HashSet<i128>,
     /// Every write to shared memory: thread, region, address.
-    writes: Vec<(Who, RegionId, i128)>,
+    writes: Vec<(Who, RegionId, i128, Typed, Origins)>,
+    /// Per thread, the values it read from initial shared memory (values
+    /// nothing in the run wrote) that may be pointers, with the regions
+    /// they were read from.
+    initial_pointers: HashMap<(Who, i128), Origins>,
+    /// The shared cells read from initial memory that nothing has written
+    /// since.
+    unwritten: std::collections::HashSet<(RegionId, i128)>,
+    /// The values no thread computed, above every C pointer value, that
+    /// pointed into no object when they were taken, with what they were:
+    /// an object allocated there later makes the run impossible.
+    unallocated: Vec<(i128, String)>,
     pending: Option<Pending>,
     globals: Vec<(i128, i128)>,
     /// The read-only globals' addresses and sizes.
@@ -346,6 +412,9 @@ pub fn replay(
         objects: Vec::new(),
         formed: std::collections::HashSet::new(),
         writes: Vec::new(),
+        initial_pointers: HashMap::new(),
+        unwritten: std::collections::HashSet::new(),
+        unallocated: Vec::new(),
         pending: None,
         globals: global_layout(program),
         read_only: super::separation::read_only_layout(program),
@@ -539,14 +608,21 @@ impl Interp<'_, '_, '_, '_> {
         Ok(v)
     }
 
-    fn not_into_pair_object(&self, v: i128, what: &str) -> Run<()> {
+    fn not_into_pair_object(&mut self, v: i128, what: &str) -> Run<()> {
         // Objects init made while it ran alone are not checked: the kernel
         // hands them to callbacks through registrations the lowering does
         // not always model (`backlight_device_register`'s devdata).
         if !in_heap(v) {
             return Ok(());
         }
+        // Above every C pointer value only objects' addresses lie: one
+        // where no object exists yet is no pointer anything could have
+        // held if the run allocates that object later (checked when it
+        // does: `new_object`). (One this run never allocates stays
+        // allowed: the search reserves an address for every allocation of
+        // the expansion, taken or not.)
         let Some(o) = self.objects.iter().find(|o| v >= o.base && v < o.base + STRIDE) else {
+            self.unallocated.push((v, what.to_string()));
             return Ok(());
         };
         if !o.alive {
@@ -576,9 +652,21 @@ impl Interp<'_, '_, '_, '_> {
         }
         let Some(p) = self.pending.take() else { return Ok(()) };
         let region = self.claim.region;
-        let other = self.writes[p.writes..].iter().any(|&(w, r, a)| w != who && w != Who::Init && r == region && a == p.address);
-        if !other {
+        let between: Vec<&(Who, RegionId, i128, Typed, Origins)> =
+            self.writes[p.writes..].iter().filter(|(w, r, a, _, _)| *w != who && *w != Who::Init && *r == region && *a == p.address).collect();
+        if between.is_empty() {
             return Err(Stop::Done(Outcome::Rejected("no write of the other thread to the address came between the access and its check".to_string())));
+        }
+        let between: Vec<_> = between.into_iter().filter(|(_, _, _, typed, _)| same_object(&p.typed, typed)).collect();
+        if between.is_empty() {
+            return Err(Stop::Done(Outcome::Rejected(
+                "the other thread's write is to another field of another object of the same record type, which would overlap the first partially".to_string(),
+            )));
+        }
+        if !between.iter().any(|(_, _, _, _, origins)| one_buffer(&p.origins, origins)) {
+            return Err(Stop::Done(Outcome::Rejected(
+                "the two accesses reach one buffer only through pointers that different fields held before the run, which nothing in the run stored: the witness assumes they point into one buffer".to_string(),
+            )));
         }
         let now = self.memory.get(&(region, p.address)).copied();
         if !self.claim.strict && now == Some(p.value) {
@@ -686,7 +774,9 @@ impl Interp<'_, '_, '_, '_> {
                 let a = self.eval(th, address)?;
                 let v = self.load(th.who, *region, a)?;
                 self.set(th, *target, v);
-                self.accessed(th.who, site, *region, a, v, *access);
+                let typed = self.typed(address);
+                let origins = self.origins(th, *region, address);
+                self.accessed(th.who, site, *region, a, v, *access, typed, origins);
             }
             Command::Store { region, address, value, access, .. } => {
                 let a = self.eval(th, address)?;
@@ -694,8 +784,10 @@ impl Interp<'_, '_, '_, '_> {
                 if self.read_only.iter().any(|&(base, size)| a >= base && a < base + size) {
                     return reject("a store into read-only data (a string literal)");
                 }
-                self.store(th.who, *region, a, v)?;
-                self.accessed(th.who, site, *region, a, v, *access);
+                let typed = self.typed(address);
+                let origins = self.origins(th, *region, address);
+                self.store(th.who, *region, a, v, typed.clone(), origins.clone())?;
+                self.accessed(th.who, site, *region, a, v, *access, typed, origins);
             }
             Command::Lock { lock, mode, .. } | Command::TryLock { lock, mode, .. } => {
                 let mut ok = true;
@@ -846,22 +938,80 @@ impl Interp<'_, '_, '_, '_> {
         if overlaps {
             return reject("a new object overlaps one that exists");
         }
+        if let Some((_, what)) = self.unallocated.iter().find(|(v, _)| *v >= a && *v < a + STRIDE) {
+            return reject(format!("{what} pointed into an object before it was allocated"));
+        }
         let frame = matches!(kind, Address::Local { .. }).then_some(depth);
         self.objects.push(Object { base: a, who, published: false, frame, alive: true });
         self.formed.insert(a);
         Ok(())
     }
 
-    fn accessed(&mut self, who: Who, site: Site, region: RegionId, address: i128, value: i128, access: AccessKind) {
+    #[allow(clippy::too_many_arguments)]
+    fn accessed(&mut self, who: Who, site: Site, region: RegionId, address: i128, value: i128, access: AccessKind, typed: Typed, origins: Origins) {
         if who == self.claim.who && site == self.claim.site && region == self.claim.region && access == AccessKind::Plain {
-            self.pending = Some(Pending { address, value, writes: self.writes.len() });
+            self.pending = Some(Pending { address, value, writes: self.writes.len(), typed, origins });
         }
     }
 
+    /// For an access to a region of pointees (what byte or `void`
+    /// pointers reach, alone or merged with other regions), the fields
+    /// whose initial values the pointers in its address came from: the
+    /// pointer-like values of the address's variables (and of the base of
+    /// an address at an unknown offset inside an object) that the thread
+    /// read from initial memory. Empty for other regions.
+    fn origins(&self, th: &Thread, region: RegionId, address: &crate::ir::Expr) -> Origins {
+        let mut out = Origins::new();
+        if !matches!(self.program.regions[region].kind, crate::ir::RegionKind::Pointee | crate::ir::RegionKind::Merged) {
+            return out;
+        }
+        let mut vars = address.variables();
+        for v in address.variables() {
+            if let Some(base) = self.program.inside.get(&v) {
+                vars.extend(base.variables());
+            }
+        }
+        for v in vars {
+            let x = self.get(th, v);
+            if x.abs() >= POINTER_LIKE {
+                if let Some(o) = self.initial_pointers.get(&(th.who, x)) {
+                    out.extend(o.iter().copied());
+                }
+            }
+        }
+        out
+    }
+
+    /// The record type and offset of an access at `address`, when it is a
+    /// variable the lowering dereferences as a pointer to one record type
+    /// plus a constant inside that record.
+    fn typed(&self, address: &crate::ir::Expr) -> Typed {
+        fn split(e: &crate::ir::Expr) -> Option<(VarId, i128)> {
+            use crate::ir::{BinaryOp, Expr};
+            match e {
+                Expr::Var(v) => Some((*v, 0)),
+                Expr::Binary(BinaryOp::Add, x, y) => match (&**x, &**y) {
+                    (x, Expr::Int(c)) | (Expr::Int(c), x) => split(x).map(|(v, d)| (v, d + c)),
+                    _ => None,
+                },
+                Expr::Binary(BinaryOp::Sub, x, y) => match &**y {
+                    Expr::Int(c) => split(x).map(|(v, d)| (v, d - c)),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        let (v, offset) = split(address)?;
+        let (name, size) = self.program.record_bases.get(&v)?.as_ref()?;
+        (0..i128::from(*size)).contains(&offset).then(|| (std::rc::Rc::from(name.as_str()), offset))
+    }
+
     /// In program-start mode, an access near address 0 is a NULL
-    /// dereference, which ends the program rather than racing.
+    /// dereference, which ends the program rather than racing. (For
+    /// drivers the search never places the checked access there:
+    /// [`super::separation::NULL_PAGE`].)
     fn not_null(&self, a: i128) -> Run<()> {
-        if self.start.is_some() && (0..4096).contains(&a) {
+        if self.start.is_some() && (0..super::separation::NULL_PAGE).contains(&a) {
             return reject("the witness dereferences NULL");
         }
         Ok(())
@@ -882,8 +1032,11 @@ impl Interp<'_, '_, '_, '_> {
             let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
             return Ok(v);
         }
-        if let Some(v) = self.memory.get(&(region, a)) {
-            return Ok(*v);
+        if let Some(&v) = self.memory.get(&(region, a)) {
+            if self.unwritten.contains(&(region, a)) {
+                self.initial_pointer(who, region, v);
+            }
+            return Ok(v);
         }
         if let Some(v) = self.start_value(a, true)? {
             self.memory.insert((region, a), v);
@@ -893,7 +1046,16 @@ impl Interp<'_, '_, '_, '_> {
         let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
         self.not_into_pair_object(v, "initial memory")?;
         self.memory.insert((region, a), v);
+        self.unwritten.insert((region, a));
+        self.initial_pointer(who, region, v);
         Ok(v)
+    }
+
+    /// Notes that `who` read `v` from the initial memory of `region`.
+    fn initial_pointer(&mut self, who: Who, region: RegionId, v: i128) {
+        if v.abs() >= POINTER_LIKE {
+            self.initial_pointers.entry((who, v)).or_default().insert(region);
+        }
     }
 
     /// Whether `who` holds the pseudo lock of SV-COMP's atomic sections.
@@ -919,14 +1081,15 @@ impl Interp<'_, '_, '_, '_> {
         }
     }
 
-    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128) -> Run<()> {
+    fn store(&mut self, who: Who, region: RegionId, a: i128, v: i128, typed: Typed, origins: Origins) -> Run<()> {
         self.not_null(a)?;
         if self.private_regions.contains(&region) {
             self.private.insert((who, region, a), v);
             return Ok(());
         }
         self.memory.insert((region, a), v);
-        self.writes.push((who, region, a));
+        self.unwritten.remove(&(region, a));
+        self.writes.push((who, region, a, typed, origins));
         Ok(())
     }
 

@@ -74,6 +74,8 @@ pub const STRIDE: i128 = 1 << 40;
 pub const LOCALS: i128 = HEAP + (1 << 60);
 /// Where the globals are laid out.
 pub const GLOBALS: i128 = 1 << 56;
+/// The end of the first page: an access below it is a NULL dereference.
+pub const NULL_PAGE: i128 = 4096;
 
 /// The bump allocator of one pair's expansion.
 #[derive(Default)]

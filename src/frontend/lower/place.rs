@@ -389,6 +389,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let (base_address, record_ty, owner) = if layout::is_pointer(base_ty) {
             let pointer = self.value(base);
             let record = layout::pointee(base_ty).unwrap_or(base_ty);
+            self.note_record_base(&pointer, record);
             (pointer, record, Owner::Heap)
         } else {
             match self.place(base) {
@@ -427,6 +428,30 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             Shape::Scalar | Shape::Opaque => Place::Mem { key, address },
             Shape::Record => Place::Object(Object { address, ty: field.ty(), owner: Owner::Heap, field_key: None }),
             Shape::Array => Place::Object(Object { address, ty: field.ty(), owner: Owner::Heap, field_key: Some(key) }),
+        }
+    }
+
+    /// Notes that `pointer`, when it is a variable, points to a `record`
+    /// (the precise phase's replay keeps two objects of one record type
+    /// from overlapping partially, [`crate::ir::Program::record_bases`]);
+    /// a variable dereferenced as two different records gets no type.
+    fn note_record_base(&mut self, pointer: &Expr, record: Type<'t>) {
+        let Expr::Var(v) = pointer else { return };
+        let Some(decl) = layout::record_decl(record).filter(|d| !layout::is_union(*d)) else { return };
+        let size = layout::size_of(record);
+        if size == 0 {
+            return;
+        }
+        let typed = Some((layout::record_name(decl), size));
+        let bases = &mut self.b.program().record_bases;
+        match bases.get(v) {
+            Some(known) if *known != typed => {
+                bases.insert(*v, None);
+            }
+            Some(_) => {}
+            None => {
+                bases.insert(*v, typed);
+            }
         }
     }
 
