@@ -73,10 +73,10 @@ fn race_expectations(file: &Path, problems: &mut Vec<String>) -> RaceExpectation
             ("proven", [a, b]) => {
                 e.proven.insert((a.clone(), b.clone()));
             }
-            (d @ ("race" | "confirmed" | "confirmed-strict" | "not-found"), [a, b, region]) => {
+            (d @ ("race" | "confirmed" | "confirmed-strict" | "unconfirmed" | "not-found"), [a, b, region]) => {
                 let set = match d {
                     "race" => &mut e.races,
-                    "confirmed" | "confirmed-strict" => &mut e.confirmed,
+                    "confirmed" | "confirmed-strict" | "unconfirmed" => &mut e.confirmed,
                     _ => &mut e.not_found,
                 };
                 set.insert((a.clone(), b.clone(), region.clone()));
