@@ -42,6 +42,7 @@ pub mod exec;
 pub mod liveness;
 pub mod memory;
 pub mod replay;
+mod replay_objects;
 #[cfg(test)]
 mod replay_tests;
 pub mod round;

@@ -84,6 +84,7 @@ use crate::ir::{AccessKind, Address, Command, LockId, LockMode, ProcId, Program,
 use crate::solver::{Model, TermBank, TermId};
 use std::collections::HashMap;
 use std::rc::Rc;
+use super::replay_objects::{Origins, POINTER_LIKE, Typed, one_buffer, same_object};
 
 /// Where a choice is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -289,46 +290,6 @@ struct Pending {
     /// The fields whose initial values its address came from
     /// ([`Interp::origins`]).
     origins: Origins,
-}
-
-/// The regions (pointer fields) of the initial memory that the pointers an
-/// access's address is computed from were read from, before the run wrote
-/// them; empty when none was.
-type Origins = std::collections::BTreeSet<RegionId>;
-
-/// The smallest magnitude of a value taken for a pointer when tracing
-/// where an address came from (smaller values are indices and flags).
-const POINTER_LIKE: i128 = 1 << 11;
-
-/// An access's record type and offset inside an object of that type, when
-/// its address is a pointer to the record plus a constant offset inside it
-/// ([`crate::ir::Program::record_bases`]).
-type Typed = Option<(RecordName, i128)>;
-
-/// A record type, by the variable-independent name the lowering gave it.
-type RecordName = std::rc::Rc<str>;
-
-/// Whether two accesses at one address can be to the same bytes of the
-/// same object: not when both are inside objects of one record type at
-/// different offsets, since two objects of one type would then overlap
-/// partially (their bases differ by less than the type's size), which no
-/// kernel object layout has.
-fn same_object(a: &Typed, b: &Typed) -> bool {
-    match (a, b) {
-        (Some((ta, ca)), Some((tb, cb))) => ta != tb || ca == cb,
-        _ => true,
-    }
-}
-
-/// Whether two accesses to a pointee region are shown to reach one
-/// buffer: unless both reach it only through pointers read from the
-/// initial values of different fields. Two pointer fields that nothing in
-/// the run wrote point into one buffer only by an assumption about the
-/// state before the run (the URB buffer and the control buffer of
-/// appledisplay, a TX bounce buffer and a device's name), which the witness
-/// does not show.
-fn one_buffer(a: &Origins, b: &Origins) -> bool {
-    a.is_empty() || b.is_empty() || !a.is_disjoint(b)
 }
 
 struct Interp<'p, 'o, 'a, 'c> {
