@@ -51,10 +51,7 @@ pub fn serve_worker() -> u8 {
     let started = std::time::Instant::now();
     worker::serve(|file: &Path, threads: usize, job: Analysis| {
         inject_fault(file);
-        let models = match &job.models {
-            Some(dir) => KernelModels::from_dir(dir),
-            None => KernelModels::embedded(),
-        };
+        let models = KernelModels::load(job.models.as_deref());
         let models = match models {
             Ok(m) => m,
             Err(e) => {

@@ -68,10 +68,7 @@ pub fn run(args: &KbuildArgs) -> Exit {
         );
         return Exit::Error;
     };
-    let models = match &args.models {
-        Some(dir) => KernelModels::from_dir(dir),
-        None => KernelModels::embedded(),
-    };
+    let models = KernelModels::load(args.models.as_deref());
     let models = match models {
         Ok(m) => m,
         Err(e) => {

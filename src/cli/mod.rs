@@ -80,10 +80,7 @@ pub fn main() -> ExitCode {
 
 /// Builds the session, or prints why not.
 fn session(input: &InputArgs) -> Result<Session, Exit> {
-    let models = match &input.models {
-        Some(dir) => KernelModels::from_dir(dir),
-        None => KernelModels::embedded(),
-    };
+    let models = KernelModels::load(input.models.as_deref());
     let models = models.map_err(|e| {
         eprintln!("{e}");
         Exit::Error

@@ -289,6 +289,15 @@ impl KernelModels {
         KernelModels::from_files(&files)
     }
 
+    /// The models of `dir` when given (`--models`), else the built-in
+    /// kernel models.
+    pub fn load(dir: Option<&Path>) -> Result<KernelModels, ModelError> {
+        match dir {
+            Some(dir) => KernelModels::from_dir(dir),
+            None => KernelModels::embedded(),
+        }
+    }
+
     /// The models in every `*.xml` file below `dir`.
     pub fn from_dir(dir: &Path) -> Result<KernelModels, ModelError> {
         let mut paths = Vec::new();

@@ -90,20 +90,7 @@ pub(super) fn entry_records(entries: &[EntryPoint]) -> Vec<(String, Vec<OriginIn
 
 /// The global variable `&V` names, if the argument is that.
 fn global_address(c: Cursor<'_>) -> Option<String> {
-    match c.kind() {
-        CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => global_address(*c.children().last()?),
-        CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::AddrOf => {
-            let inner = *c.children().last()?;
-            let inner = if matches!(inner.kind(), CursorKind::ParenExpr | CursorKind::UnexposedExpr) { *inner.children().last()? } else { inner };
-            if inner.kind() != CursorKind::DeclRefExpr {
-                return None;
-            }
-            let v = inner.referenced()?;
-            let global = v.kind() == CursorKind::VarDecl && v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit);
-            global.then(|| v.spelling())
-        }
-        _ => None,
-    }
+    global_var(c).map(|v| v.spelling())
 }
 
 /// The entry points (C function names) a call with this model names.
