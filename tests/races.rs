@@ -56,6 +56,8 @@ struct RaceExpectations {
     proven: BTreeSet<(String, String)>,
     confirmed: BTreeSet<Race>,
     not_found: BTreeSet<Race>,
+    /// Functions whose held-lock annotation a call violates.
+    violated: BTreeSet<String>,
 }
 
 fn race_expectations(file: &Path, problems: &mut Vec<String>) -> RaceExpectations {
@@ -67,11 +69,15 @@ fn race_expectations(file: &Path, problems: &mut Vec<String>) -> RaceExpectation
         proven: BTreeSet::new(),
         confirmed: BTreeSet::new(),
         not_found: BTreeSet::new(),
+        violated: BTreeSet::new(),
     };
     for (directive, words) in &expected.later {
         match (directive.as_str(), words.as_slice()) {
             ("proven", [a, b]) => {
                 e.proven.insert((a.clone(), b.clone()));
+            }
+            ("annotation-violated", [f]) => {
+                e.violated.insert(f.clone());
             }
             (d @ ("race" | "confirmed" | "confirmed-strict" | "unconfirmed" | "not-found"), [a, b, region]) => {
                 let set = match d {
@@ -153,13 +159,30 @@ fn lockset_verdicts_match_the_race_expectations() {
         if name.ends_with("_fixed.c") && !want_races.is_empty() {
             problems.push(format!("{name}: a fixed twin expects races"));
         }
-        let verdicts = match racewatch::cli::check_file_verdicts(&session, &file, &options) {
-            Ok(v) => v,
+        let report = racewatch::cli::check_file(&session, &file, &options, None, false);
+        let verdicts = match &report.outcome {
+            Ok(v) => v.clone(),
             Err(e) => {
                 problems.push(format!("{name}: {e}"));
                 continue;
             }
         };
+        // Violated lock annotations: exactly the expected functions, each
+        // reported at a call on a line marked `@unlocked-call`.
+        let unlocked: BTreeSet<u32> = {
+            let text = std::fs::read_to_string(&file).unwrap();
+            (1..).zip(text.lines()).filter(|(_, l)| l.contains("@unlocked-call")).map(|(n, _)| n).collect()
+        };
+        let mut got_violated = BTreeSet::new();
+        for a in report.annotations.iter().filter(|a| a.kind == racewatch::analyses::annotations::FindingKind::Violated) {
+            got_violated.insert(a.function.clone());
+            if !a.call.as_ref().is_some_and(|s| unlocked.contains(&s.line)) {
+                problems.push(format!("{name}: violated annotation of {} reported at {:?}, not on a line marked @unlocked-call", a.function, a.call));
+            }
+        }
+        for f in expected.violated.symmetric_difference(&got_violated) {
+            problems.push(format!("{name}: annotation of {f}: expected violated {}, got {}", expected.violated.contains(f), got_violated.contains(f)));
+        }
         let mut got_races = BTreeSet::new();
         for pair in &verdicts {
             for (region, verdict) in &pair.regions {

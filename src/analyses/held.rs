@@ -167,7 +167,7 @@ fn transfer<'c>(
     for c in commands {
         visit(c, &held);
         match c {
-            Command::Lock { lock, .. } | Command::TryLock { lock, .. } => {
+            Command::Lock { lock, .. } | Command::TryLock { lock, .. } | Command::HeldAnnotation { lock, trusted: true, .. } => {
                 held.insert(*lock);
             }
             Command::Unlock { lock, .. } => {

@@ -207,6 +207,7 @@ impl CallSummaries {
                         | Command::Lock { .. }
                         | Command::TryLock { .. }
                         | Command::LockUnknown { .. }
+                        | Command::HeldAnnotation { .. }
                         | Command::InterruptControl { .. }
                         | Command::Quiesce { .. }
                         | Command::GhostAccess { .. }
@@ -353,6 +354,9 @@ fn transfer(
         visit(CommandAt { procedure, block, index }, c, &state);
         match c {
             Command::Lock { lock, mode, .. } => state.acquire(*lock, *mode),
+            // A trusted annotation holds on every path here (checked), or
+            // is the standing assumption on the kernel's call.
+            Command::HeldAnnotation { lock, mode, trusted: true, .. } => state.acquire(*lock, mode.unwrap_or(LockMode::Shared)),
             Command::Unlock { lock, .. } => {
                 state.locks.remove(lock);
                 state.outcomes.retain(|_, o| o.lock != *lock);
@@ -403,6 +407,7 @@ fn transfer(
             Command::Store { .. }
             | Command::Assert { .. }
             | Command::LockUnknown { .. }
+            | Command::HeldAnnotation { .. }
             | Command::InterruptControl { .. }
             | Command::Quiesce { .. }
             | Command::GhostAccess { .. }

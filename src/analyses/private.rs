@@ -432,6 +432,7 @@ fn step(st: &mut State<'_>, c: &Command) -> bool {
         | Command::Lock { .. }
         | Command::Unlock { .. }
         | Command::LockUnknown { .. }
+        | Command::HeldAnnotation { .. }
         | Command::InterruptControl { .. }
         | Command::GhostAccess { .. }
         | Command::MakeLive { .. }

@@ -139,6 +139,10 @@ pub struct FileVerdicts {
     /// exclude them (`unmodelled-ops`).
     #[serde(default)]
     pub unmodelled: Vec<UnmodelledOps>,
+    /// The kernel's held-lock annotations found violated, and those taken
+    /// as standing assumptions (`lock-annotation`).
+    #[serde(default)]
+    pub annotations: Vec<crate::analyses::annotations::AnnotationFinding>,
     /// The composite module the file was analysed as part of, when it is
     /// one: every file of it was analysed as one program.
     #[serde(default)]
@@ -218,6 +222,7 @@ impl FileVerdicts {
             por_hints: None,
             private: Default::default(),
             unmodelled: Vec::new(),
+            annotations: Vec::new(),
             module: None,
             key: String::new(),
             suppressed: Default::default(),
@@ -383,13 +388,15 @@ pub fn check_unit_precise(
     let mut hints = None;
     let mut private = Default::default();
     let mut unmodelled = Vec::new();
-    let outcome = session.lower_unit_reading(file, unit, Roots::EntryPoints).map(|(entry_points, lowered, timings, read)| {
+    let mut annotations = Vec::new();
+    let outcome = session.lower_unit_reading(file, unit, Roots::EntryPoints).map(|(entry_points, mut lowered, timings, read)| {
         front = Some(timings);
         unmodelled = entry_points.unmodelled.clone();
         private = lowered.private.clone();
         entry_count = entry_points.entry_points.len();
         inputs = read;
         let (pairs, held) = pairs_and_held(session, &entry_points, &lowered);
+        annotations = crate::analyses::annotations::check(&mut lowered.program, &held);
         let program = &lowered.program;
         let make = || crate::verify::solving::SolverAdapter::limited(program, options.timeout, options.resource_limit, dump.map(|d| d.to_path_buf()));
         let (verdicts, run) = verify(&lowered.program, &pairs, &held, options, &make);
@@ -417,6 +424,7 @@ pub fn check_unit_precise(
         por_hints: hints,
         private,
         unmodelled,
+        annotations,
         module: unit.map(|u| u.module.clone()),
         key: String::new(),
         suppressed: Default::default(),
@@ -572,7 +580,9 @@ pub fn exit_code(results: &[FileVerdicts], errors: &[FileError], precise: Option
     let mut failed = failed || !errors.is_empty();
     let mut all = Totals::default();
     let mut confirmed = 0;
+    let mut violations = 0;
     for r in results {
+        violations += r.annotations.iter().filter(|a| a.kind == crate::analyses::annotations::FindingKind::Violated).count();
         confirmed += super::precise::totals(&r.precise).confirmed;
         // With a baseline, only the new races count.
         let old = r.races().into_iter().filter(|(fp, _)| r.suppressed.contains(fp));
@@ -605,7 +615,8 @@ pub fn exit_code(results: &[FileVerdicts], errors: &[FileError], precise: Option
     } else if precise.is_some() && (all.races > 0 || all.unknown > 0) {
         // Potential races neither proven nor confirmed.
         Exit::Unknown
-    } else if all.races > 0 {
+    } else if all.races > 0 || violations > 0 {
+        // A violated lock annotation is a finding too.
         Exit::Races
     } else if all.unknown > 0 {
         Exit::Unknown
@@ -621,6 +632,9 @@ pub fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Optio
         // verdict line says that its proof excludes them.
         for u in &r.unmodelled {
             writeln!(out, "{}", render_diagnostic(&u.diagnostic()))?;
+        }
+        for a in &r.annotations {
+            writeln!(out, "{}", render_diagnostic(&a.diagnostic()))?;
         }
         if r.entry_points == 0 {
             if r.unmodelled.is_empty() {
@@ -772,6 +786,7 @@ fn write_json(
                         "unmodelled_ops": r.unmodelled.len(),
                     },
                     "unmodelled_ops": unmodelled_json(&r.unmodelled),
+                    "lock_annotations": serde_json::to_value(&r.annotations).unwrap_or_default(),
                 });
                 if let Some(o) = precise {
                     file["precise"] = super::precise::file_json(&r.precise, o);

@@ -26,7 +26,7 @@ mod svcomp_witness;
 mod xml;
 
 pub use args::{Cli, Command};
-pub use check::{check_file_precise_verdicts, check_file_verdicts, pairs_and_held};
+pub use check::{check_file, check_file_precise_verdicts, check_file_verdicts, pairs_and_held};
 
 use crate::analyses::pairs::classify_pairs;
 use crate::diagnostics::{FileError, render_file_error};

@@ -50,6 +50,7 @@ const RACE_RULE: &str = "data-race";
 
 /// The rule of a callback structure no model describes, with its index.
 const UNMODELLED_RULE: (&str, usize) = ("unmodelled-ops", 1);
+const ANNOTATION_RULE: (&str, usize) = ("lock-annotation", 2);
 
 /// The notification descriptors, in the order of `tool.driver.notifications`.
 const UNKNOWN_NOTIFICATION: (&str, usize) = ("unknown", 0);
@@ -89,6 +90,9 @@ pub fn document(results: &[FileVerdicts], errors: &[FileError], precise: Option<
         };
         for u in &r.unmodelled {
             sarif_results.push(paths.unmodelled_result(&r.file, u));
+        }
+        for a in &r.annotations {
+            sarif_results.push(paths.annotation_result(&r.file, a));
         }
         for pair in pairs {
             for (region, verdict) in &pair.regions {
@@ -144,6 +148,14 @@ fn driver() -> Value {
             "help": { "text": "Add the structure to kernel-models/entry-points/ (an ops-struct with the kinds of its fields and the kernel mechanism as reason) if the kernel calls these functions." },
             "defaultConfiguration": { "level": "warning" },
             "properties": { "tags": ["soundness", "unmodelled-ops"] },
+        }, {
+            "id": ANNOTATION_RULE.0,
+            "name": "LockAnnotation",
+            "shortDescription": { "text": "A function says a lock is held (lockdep_assert_held, __must_hold, ASSERT_RTNL), but a call reaches it without the lock; or racewatch assumes the kernel's caller holds it." },
+            "fullDescription": { "text": "racewatch checks the kernel's held-lock annotations at every path that reaches them and assumes only the ones that hold. A violation (level warning) names the call that reaches the annotated function without the lock; the annotation is then not assumed. On an entry point the kernel calls, only the kernel's caller can establish the lock: racewatch takes the annotation as given (level note), the guarantee being lockdep's check on every call in debug kernels." },
+            "help": { "text": "Take the lock before the call, or correct the annotation." },
+            "defaultConfiguration": { "level": "warning" },
+            "properties": { "tags": ["concurrency", "locking", "lock-annotation"] },
         }],
         "notifications": [
             { "id": UNKNOWN_NOTIFICATION.0, "shortDescription": { "text": "A pair of entry points could not be proven race-free on a region, nor shown to race (a solver timeout, an unsupported construct)." } },
@@ -382,6 +394,23 @@ impl Paths<'_> {
             "locations": [self.location(Some(&u.span), Some(file), None)],
             "partialFingerprints": { "racewatchUnmodelled/v1": fingerprint(&[&uri, &u.record]) },
             "properties": { "record": u.record, "fields": u.fields },
+        })
+    }
+
+    /// The result of a violated or assumed lock annotation.
+    fn annotation_result(&self, file: &Path, a: &crate::analyses::annotations::AnnotationFinding) -> Value {
+        let uri = self.artifact(file)["uri"].as_str().unwrap_or_default().to_string();
+        let d = a.diagnostic();
+        let violated = a.kind == crate::analyses::annotations::FindingKind::Violated;
+        json!({
+            "ruleId": ANNOTATION_RULE.0,
+            "ruleIndex": ANNOTATION_RULE.1,
+            "kind": if violated { "fail" } else { "informational" },
+            "level": if violated { "warning" } else { "note" },
+            "message": { "text": escape(&d.message) },
+            "locations": [self.location(d.span.as_ref(), Some(file), None)],
+            "partialFingerprints": { "racewatchAnnotation/v1": fingerprint(&[&uri, &a.function, &a.lock, &a.annotation, &a.entry_point]) },
+            "properties": { "annotation": a.annotation, "lock": a.lock, "function": a.function, "entryPoint": a.entry_point },
         })
     }
 

@@ -625,6 +625,15 @@ fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out
                 record_access(cx, *region, address, true, atomic, span, at, out);
             }
         }
+        // A trusted annotation: the running entry point holds the lock from
+        // here (already, when checked; taken by the kernel's caller, when
+        // it is the standing assumption on an entry point's call).
+        Command::HeldAnnotation { lock, mode, trusted: true, span, .. } => {
+            out.push(Command::Assign { target: ghost.cls[lock], value: Expr::bool(true), span: span.clone() });
+            if let (Some(LockMode::Exclusive), Some(&clx)) = (mode, ghost.clx.get(lock)) {
+                out.push(Command::Assign { target: clx, value: Expr::bool(true), span: None });
+            }
+        }
         Command::Lock { lock, mode, span } => {
             out.push(Command::Assign { target: ghost.cls[lock], value: Expr::bool(true), span: span.clone() });
             if let (LockMode::Exclusive, Some(&clx)) = (mode, ghost.clx.get(lock)) {
@@ -666,6 +675,10 @@ fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out
             }
         }
         // Recorded, and protecting nothing: no ghost effect.
-        Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } | Command::Approximation { .. } => {}
+        Command::LockUnknown { .. }
+        | Command::HeldAnnotation { .. }
+        | Command::InterruptControl { .. }
+        | Command::GhostAccess { .. }
+        | Command::Approximation { .. } => {}
     }
 }

@@ -247,6 +247,26 @@ pub enum Command {
         /// The C source.
         span: Option<Span>,
     },
+    /// `held lock0 "lockdep_assert_held";` (`held.shared`, `held.exclusive`;
+    /// `held.trusted` once checked): the kernel's source says the running
+    /// thread holds the lock here (`lockdep_assert_held(&l)`, a function's
+    /// `__must_hold(l)` at its entry). Lowered unchecked; the annotation
+    /// check ([`crate::analyses::annotations`]) marks it trusted when every
+    /// path reaching it holds the lock, or when only the kernel's call of
+    /// an entry point can establish it. Only a trusted one is assumed.
+    HeldAnnotation {
+        /// The lock said to be held.
+        lock: LockId,
+        /// The mode it is said to be held in; `None`: any.
+        mode: Option<LockMode>,
+        /// The macro or attribute that says so.
+        annotation: String,
+        /// Checked (or a standing assumption on the kernel's call), so the
+        /// verifier may assume it.
+        trusted: bool,
+        /// The C source.
+        span: Option<Span>,
+    },
     /// `lock ? "array element";`: a lock that could not be identified
     /// uniquely (an element of an array or list). Recorded; it protects
     /// nothing.
@@ -346,6 +366,7 @@ impl Command {
             | Command::TryLock { .. }
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
+            | Command::HeldAnnotation { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }
@@ -367,6 +388,7 @@ impl Command {
             | Command::TryLock { span, .. }
             | Command::Unlock { span, .. }
             | Command::LockUnknown { span, .. }
+            | Command::HeldAnnotation { span, .. }
             | Command::InterruptControl { span, .. }
             | Command::MakeLive { span, .. }
             | Command::Quiesce { span, .. }
@@ -388,6 +410,7 @@ impl Command {
             | Command::TryLock { .. }
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
+            | Command::HeldAnnotation { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }
@@ -408,6 +431,7 @@ impl Command {
             | Command::Lock { .. }
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
+            | Command::HeldAnnotation { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }

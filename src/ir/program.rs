@@ -360,6 +360,12 @@ pub struct Program {
     /// report; the first access lowered at a span and region names it.
     /// Report data only: no analysis reads it.
     pub access_names: std::collections::BTreeMap<(Span, RegionId), String>,
+    /// Every key each lock is known under: its own identity (`global
+    /// dev.lock`, `struct T +8`) and, for a lock inside a global structure,
+    /// the key a pointer to that structure (or to a structure inside it)
+    /// would give it (`struct dev_t +8`): one lock object written two
+    /// ways. Facts for the annotation check only.
+    pub lock_keys: std::collections::BTreeMap<LockId, std::collections::BTreeSet<String>>,
 }
 
 /// What object a havocked address variable receives the address of.

@@ -63,6 +63,9 @@ impl Command {
             }
             Command::Unlock { lock, mode, span } => Command::Unlock { lock: *lock, mode: *mode, span: span.clone() },
             Command::LockUnknown { reason, span } => Command::LockUnknown { reason: reason.clone(), span: span.clone() },
+            Command::HeldAnnotation { lock, mode, annotation, trusted, span } => {
+                Command::HeldAnnotation { lock: *lock, mode: *mode, annotation: annotation.clone(), trusted: *trusted, span: span.clone() }
+            }
             Command::InterruptControl { op, span } => Command::InterruptControl { op: *op, span: span.clone() },
             Command::MakeLive { function, targets, assumed, span } => {
                 Command::MakeLive { function: function.clone(), targets: targets.clone(), assumed: *assumed, span: span.clone() }

@@ -20,6 +20,7 @@
 //! **Invariant:** this module only reads and validates data; it knows nothing
 //! of clang or of any analysis.
 
+mod annotations;
 mod atomic_values;
 mod entry_points;
 mod functions;
@@ -27,6 +28,7 @@ mod lifetimes;
 mod locks;
 mod quiesce;
 mod serialisation;
+pub use annotations::{Annotation, AnnotationKind};
 pub use quiesce::{Quiesced, Quiesces};
 
 pub use atomic_values::{AtomicOp, AtomicResult, AtomicValue, BitUpdate};
@@ -93,6 +95,9 @@ pub struct KernelModels {
     pub bit_lock_functions: HashMap<String, BitLockFunction>,
     /// What other kernel functions do to driver memory, by name.
     pub functions: HashMap<String, FunctionModel>,
+    /// The kernel's locking annotations (`lockdep_assert_held`,
+    /// `__must_hold`, KCSAN's `ASSERT_EXCLUSIVE_*`), by macro name.
+    pub annotations: HashMap<String, Annotation>,
     /// The kernel's serialisation rules, in file order (files sorted by
     /// path), names unique.
     pub serialisation: Vec<SerialisationRule>,
@@ -147,6 +152,8 @@ struct FileXml {
     bit_lock_functions: Vec<locks::BitLockFunctionXml>,
     #[serde(rename = "function", default)]
     functions: Vec<functions::FunctionXml>,
+    #[serde(rename = "annotation", default)]
+    annotations: Vec<annotations::AnnotationXml>,
     #[serde(rename = "serialised", default)]
     serialisation: Vec<serialisation::SerialisedXml>,
     #[serde(rename = "makes-live", default)]
@@ -460,6 +467,10 @@ impl KernelModels {
                 }
             }
             insert(&mut self.bit_lock_functions, "bit-lock-function", b.name.clone(), b)?;
+        }
+        for a in xml.annotations {
+            let a = annotations::annotation(a)?;
+            insert(&mut self.annotations, "annotation", a.macro_name.clone(), a)?;
         }
         for f in xml.functions {
             let f = functions::function(f)?;

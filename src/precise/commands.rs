@@ -208,6 +208,11 @@ impl Exec<'_> {
                 self.acquire(who, *lock, *mode, Some(ok), st, reach, span.as_ref(), function);
             }
             Command::Unlock { lock, mode, span } => self.release(who, *lock, *mode, span.as_ref(), st, reach, function),
+            Command::HeldAnnotation { lock, mode, trusted: true, span, .. } => {
+                self.held_annotation(who, *lock, *mode, st, reach);
+                self.line(who, reach, st, span.as_ref(), function);
+            }
+            Command::HeldAnnotation { span, .. } => self.line(who, reach, st, span.as_ref(), function),
             Command::MakeLive { function: registrar, targets, assumed, span } => {
                 if *assumed {
                     self.hits.insert(Hit::AssumedLive(registrar.clone(), span.as_ref().map(line_of)));
@@ -414,6 +419,32 @@ impl Exec<'_> {
         let value = self.t.ite(ok, taken, held);
         self.write(who, Cell::Lock, address, value, st, reach);
         self.step(who, reach, st, span, function, StepKind::Acquire { lock, ok });
+    }
+
+    /// A trusted lock annotation: the thread holds the lock from here. When
+    /// it does not hold it yet (an entry point whose kernel caller took
+    /// it), it takes it now, as the lockset phase does; an execution where
+    /// another thread holds it conflictingly is not one the kernel runs.
+    /// The same rule as the replay's ([`super::replay`]).
+    fn held_annotation(&mut self, who: Who, lock: LockId, mode: Option<LockMode>, st: &mut State, reach: TermId) {
+        let address = self.t.int(i128::from(lock.as_u32()));
+        let held = self.read(who, Cell::Lock, address, st, reach);
+        let zero = self.t.int(0);
+        let me = self.t.int(who.holder());
+        let free = self.t.eq(held, zero);
+        let mine = self.t.eq(held, me);
+        let (fine, taken) = match mode {
+            Some(LockMode::Exclusive) => (self.t.or(&[free, mine]), me),
+            None | Some(LockMode::Shared) => {
+                let readers = self.t.lt(held, zero);
+                (self.t.or(&[free, mine, readers]), self.t.int(-1))
+            }
+        };
+        let active = self.active(who, reach, st);
+        let c = self.t.implies(active, fine);
+        self.constraints.push(c);
+        let value = self.t.ite(free, taken, held);
+        self.write(who, Cell::Lock, address, value, st, reach);
     }
 
     /// Releases a lock, then yields.

@@ -773,6 +773,19 @@ impl Interp<'_, '_, '_, '_> {
                 }
             }
             Command::Unlock { lock, mode, .. } => self.release(*lock, *mode),
+            Command::HeldAnnotation { lock, mode, annotation, trusted: true, .. } => {
+                // The encoder's rule: held by this thread (or shared), else
+                // taken now if free.
+                let held = self.locks.get(lock).copied().unwrap_or(0);
+                let shared_ok = *mode != Some(LockMode::Exclusive) && held < 0;
+                if held == 0 {
+                    let taken = if *mode == Some(LockMode::Exclusive) { th.who.holder() } else { -1 };
+                    self.locks.insert(*lock, taken);
+                } else if held != th.who.holder() && !shared_ok {
+                    let name = &self.program.locks[*lock].name;
+                    return reject(format!("{annotation} says this thread holds {name}, which another thread holds"));
+                }
+            }
             Command::MakeLive { targets, assumed, .. } => {
                 let made: Vec<Who> = self
                     .trace
@@ -828,7 +841,11 @@ impl Interp<'_, '_, '_, '_> {
                     }
                 }
             }
-            Command::Approximation { .. } | Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::GhostAccess { .. } => {}
+            Command::Approximation { .. }
+            | Command::LockUnknown { .. }
+            | Command::HeldAnnotation { .. }
+            | Command::InterruptControl { .. }
+            | Command::GhostAccess { .. } => {}
         }
         // The yield behind the command, if one was recorded.
         let moved = self.yield_at(th, site, &mut used)?;

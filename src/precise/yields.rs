@@ -116,7 +116,10 @@ impl Footprint {
                         Command::Store { region, .. } => {
                             f.writes.insert(*region);
                         }
-                        Command::Lock { lock, .. } | Command::TryLock { lock, .. } | Command::Unlock { lock, .. } => {
+                        Command::Lock { lock, .. }
+                        | Command::TryLock { lock, .. }
+                        | Command::Unlock { lock, .. }
+                        | Command::HeldAnnotation { lock, trusted: true, .. } => {
                             f.locks.insert(*lock);
                         }
                         Command::Call { .. }
@@ -125,6 +128,7 @@ impl Footprint {
                         | Command::Assert { .. }
                         | Command::Havoc { .. }
                         | Command::LockUnknown { .. }
+                        | Command::HeldAnnotation { .. }
                         | Command::InterruptControl { .. }
                         | Command::MakeLive { .. }
                         | Command::Quiesce { .. }

@@ -458,6 +458,7 @@ impl<'a> Encoder<'a> {
             | Command::Lock { .. }
             | Command::Unlock { .. }
             | Command::LockUnknown { .. }
+            | Command::HeldAnnotation { .. }
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }

@@ -28,7 +28,7 @@ pub struct Expectations {
 }
 
 /// Directives that later stages check; accepted here, checked there.
-const LATER: &[&str] = &["race", "proven", "confirmed", "confirmed-strict", "not-found", "unconfirmed"];
+const LATER: &[&str] = &["race", "proven", "confirmed", "confirmed-strict", "not-found", "unconfirmed", "annotation-violated"];
 
 /// Parses the directives of a C file (`// @expect …`) or of a sidecar file
 /// (`@expect …` lines, `#` comments).

@@ -656,7 +656,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// when the argument is `&lvalue`, else the pointee type's leaves, over
     /// the modelled extent.
     #[allow(clippy::too_many_arguments)]
-    fn memory_effect(
+    pub(super) fn memory_effect(
         &mut self,
         function: &str,
         args: &[Cursor<'t>],

@@ -32,6 +32,9 @@ pub struct Shared<'m> {
     pub regions: RegionTable,
     /// Identified locks, by identity key.
     pub locks: HashMap<String, LockId>,
+    /// For the key of a lock inside a global structure, the keys a pointer
+    /// to an enclosing structure would give it ([`crate::ir::Program::lock_keys`]).
+    pub lock_aliases: HashMap<String, std::collections::BTreeSet<String>>,
     /// Every lowered function's procedure, by USR.
     pub procedures: ProcedureMap,
     /// Procedures of lock-parametric functions specialised for one lock
@@ -92,6 +95,7 @@ impl<'m> Shared<'m> {
             main_file,
             regions: RegionTable::default(),
             locks: HashMap::new(),
+            lock_aliases: HashMap::new(),
             procedures: HashMap::new(),
             specialised: HashMap::new(),
             functions: HashMap::new(),
@@ -260,6 +264,7 @@ pub fn lower_function_with(
         }
         f.locals.insert(param.usr(), storage);
     }
+    f.entry_annotations();
     let body = function.children().into_iter().rfind(|c| c.kind() == CursorKind::CompoundStmt);
     match body {
         Some(body) => f.lower_stmt(body),

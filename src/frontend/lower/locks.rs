@@ -147,6 +147,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     pub fn lock_object_identity(&mut self, object: Cursor<'t>) -> LockIdentity {
         let mut path: Vec<String> = Vec::new();
         let mut offset = 0u64;
+        let mut aliases = std::collections::BTreeSet::new();
         let mut c = strip_casts(object);
         loop {
             match c.kind() {
@@ -157,6 +158,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     let record_ty = if layout::is_pointer(base_ty) { layout::pointee(base_ty).unwrap_or(base_ty) } else { base_ty };
                     offset += record_ty.canonical().offset_of(&field.spelling()).unwrap_or(0) / 8;
                     path.insert(0, field.spelling());
+                    if let Some(record) = layout::record_decl(record_ty) {
+                        aliases.insert(format!("{} +{offset}", layout::record_name(record)));
+                    }
                     if layout::is_pointer(base_ty) {
                         return self.pointer_root(base, record_ty, offset, path);
                     }
@@ -174,7 +178,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                         return LockIdentity::Unknown(format!("lock in local variable {}", decl.spelling()));
                     }
                     path.insert(0, super::place::global_symbol(decl, &self.s.qualified_statics));
-                    return LockIdentity::Global(path.join("."));
+                    let identity = LockIdentity::Global(path.join("."));
+                    if let Some(key) = identity.key().filter(|_| !aliases.is_empty()) {
+                        self.s.lock_aliases.entry(key).or_default().extend(aliases);
+                    }
+                    return identity;
                 }
                 _ => return LockIdentity::Unknown("lock object computed at run time".into()),
             }
@@ -218,12 +226,19 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// The IR lock of an identity, declared on first use.
     pub fn lock_id(&mut self, identity: &LockIdentity, kind: LockKind) -> Option<LockId> {
         let key = identity.key()?;
-        if let Some(&id) = self.s.locks.get(&key) {
-            return Some(id);
-        }
-        let id = self.b.program().locks.push(Lock { name: identity.display(), kind });
-        self.s.locks.insert(key, id);
-        self.s.stats.locks += 1;
+        let id = match self.s.locks.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.b.program().locks.push(Lock { name: identity.display(), kind });
+                self.s.locks.insert(key.clone(), id);
+                self.s.stats.locks += 1;
+                id
+            }
+        };
+        let aliases = self.s.lock_aliases.get(&key).cloned().unwrap_or_default();
+        let keys = self.b.program().lock_keys.entry(id).or_default();
+        keys.insert(key);
+        keys.extend(aliases);
         Some(id)
     }
 }

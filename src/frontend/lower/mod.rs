@@ -30,6 +30,7 @@
 //! syntax have no catch-all arm: a construct libclang adds fails to compile
 //! until handled. docs/soundness.md lists every approximation.
 
+mod annotations;
 mod atomics;
 mod bitlocks;
 mod calls;

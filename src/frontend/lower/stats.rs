@@ -50,6 +50,9 @@ pub struct LoweringStats {
     /// Bits acquired like a lock but left plain atomic flags (a clear
     /// without the lock held, or a write that may clear them).
     pub bit_locks_demoted: usize,
+    /// The kernel's annotations recognised (`lockdep_assert_held`,
+    /// `__must_hold`, `ASSERT_EXCLUSIVE_*`).
+    pub lock_annotations: usize,
     /// Locals whose address is taken or that are records or arrays.
     pub address_taken_locals: usize,
     /// Functions specialised for the locks their callers pass.
@@ -90,6 +93,7 @@ impl LoweringStats {
             ("locks".into(), self.locks),
             ("bit locks".into(), self.bit_locks),
             ("bit locks demoted".into(), self.bit_locks_demoted),
+            ("lock annotations".into(), self.lock_annotations),
             ("locals in memory".into(), self.address_taken_locals),
             ("lock specialisations".into(), self.specialisations),
             ("unescaped model arguments".into(), self.unescaped_arguments),

@@ -32,6 +32,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         self.s.stats.statements += 1;
         self.note_merge_site(c);
+        if self.annotation_statement(c) {
+            return;
+        }
         match c.kind().c_syntax() {
             CSyntax::Stmt(kind) => self.statement(c, kind),
             CSyntax::Expr(_) => {

@@ -148,6 +148,15 @@ impl Writer<'_> {
             }
             Command::Unlock { lock, mode, .. } => write!(out, "unlock{} {lock}", mode_suffix(*mode))?,
             Command::LockUnknown { reason, .. } => write!(out, "lock ? {reason:?}")?,
+            Command::HeldAnnotation { lock, mode, annotation, trusted, .. } => {
+                let mode = match mode {
+                    None => "",
+                    Some(LockMode::Exclusive) => ".exclusive",
+                    Some(LockMode::Shared) => ".shared",
+                };
+                let trusted = if *trusted { ".trusted" } else { "" };
+                write!(out, "held{mode}{trusted} {lock} {annotation:?}")?
+            }
             Command::InterruptControl { op, .. } => write!(out, "control {}", op.as_str())?,
             Command::MakeLive { function, targets: None, assumed: true, .. } => write!(out, "live assumed {function:?}")?,
             Command::MakeLive { function, targets: None, .. } => write!(out, "live {function:?}")?,

@@ -91,6 +91,7 @@ impl Checker<'_> {
                     self.report(site, format!("entry point {entry_point} does not exist"));
                 }
             }
+            Command::HeldAnnotation { lock, mode, .. } => self.lock(site, *lock, mode.unwrap_or(LockMode::Exclusive)),
             Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::MakeLive { .. } | Command::Quiesce { .. } | Command::Approximation { .. } => {}
         }
     }
