@@ -117,9 +117,22 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // pointer, so the object keeps its own region.
         let values: Vec<Expr> = args.iter().map(|a| self.unescaped_argument(*a).unwrap_or_else(|| self.value(*a))).collect();
         let write = annotation.kind == AnnotationKind::AssertExclusiveAccess;
-        let span = Some(self.span(c));
+        let span = self.span(c);
         self.s.stats.lock_annotations += 1;
-        self.memory_effect(&annotation.macro_name, &args, &values, 0, Extent::SizeArg(1), None, write, AccessKind::Plain, span);
+        self.memory_effect(&annotation.macro_name, &args, &values, 0, Extent::SizeArg(1), None, write, AccessKind::Plain, Some(span.clone()));
+        // The race names the assertion as written: `ASSERT_EXCLUSIVE_ACCESS(dev->len)`.
+        let start = c.extent().0;
+        if let Some(file) = &start.file {
+            let text = text_of(&mut self.s.texts, file);
+            if let Some((open, close)) = invocation_parens(text, start.offset as usize) {
+                let written = format!("{}({})", annotation.macro_name, String::from_utf8_lossy(&text[open + 1..close]).trim());
+                for (key, name) in self.b.program().access_names.iter_mut() {
+                    if key.0 == span {
+                        *name = written.clone();
+                    }
+                }
+            }
+        }
         true
     }
 

@@ -1,28 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * annotexcl_race.c - last-command register of a mailbox device, /dev/annmbox.
+ * assertexcl_fixed.c - buffer of a mailbox device, /dev/annmbox.
  *
- * Race test (case: KCSAN's ASSERT_EXCLUSIVE_WRITER violated). write()
- * records the last command under the mailbox mutex and asserts, with
- * ASSERT_EXCLUSIVE_WRITER(), that nobody else writes it concurrently; the
- * readers use READ_ONCE. But the ANNMBOX_IOC_CLEAR ioctl clears it with
- * WRITE_ONCE and without the mutex, a concurrent writer: the marked
- * accesses do not race with each other, but they break the assertion,
- * which racewatch checks as a read of the field at the assertion. The
- * fixed twin, annotexcl_fixed.c, clears under the mutex.
+ * Fixed twin of assertexcl_race.c (case: KCSAN's ASSERT_EXCLUSIVE_ACCESS).
+ * write() refills the mailbox buffer under the mailbox mutex and asserts
+ * that nobody else touches the buffer length meanwhile; the
+ * ANNMBOX_IOC_LEN ioctl reads the length under the same mutex: every pair
+ * is proven.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/kcsan-checks.h>
+#include <linux/uaccess.h>
+#include <linux/minmax.h>
 
-#define ANNMBOX_IOC_CLEAR	_IO('m', 0)
-#define ANNMBOX_IOC_LAST	_IO('m', 1)
+#define ANNMBOX_IOC_LEN	_IO('m', 0)
 
 struct annmbox_dev {
-	struct mutex lock;	/* serialises the writers of last */
-	unsigned long last;
+	struct mutex lock;	/* guards buf and len */
+	char buf[64];
+	size_t len;
 };
 
 static struct annmbox_dev annmbox = {
@@ -33,30 +32,36 @@ static struct annmbox_dev annmbox = {
 static ssize_t annmbox_write(struct file *file, const char __user *buf,
 			     size_t count, loff_t *ppos)
 {
+	size_t n = min(count, sizeof(annmbox.buf));
+
 	mutex_lock(&annmbox.lock);
-	WRITE_ONCE(annmbox.last, count);
-	ASSERT_EXCLUSIVE_WRITER(annmbox.last);	/* @racy */
+	ASSERT_EXCLUSIVE_ACCESS(annmbox.len);
+	if (copy_from_user(annmbox.buf, buf, n)) {
+		mutex_unlock(&annmbox.lock);
+		return -EFAULT;
+	}
 	mutex_unlock(&annmbox.lock);
-	return count;
+	return n;
 }
 
 // @expect entry-point annmbox_ioctl callback file_operations.unlocked_ioctl
 static long annmbox_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	size_t len;
+
 	switch (cmd) {
-	case ANNMBOX_IOC_CLEAR:
-		WRITE_ONCE(annmbox.last, 0);	/* BUG: a second writer @racy */
-		return 0;
-	case ANNMBOX_IOC_LAST:
-		return READ_ONCE(annmbox.last);
+	case ANNMBOX_IOC_LEN:
+		mutex_lock(&annmbox.lock);
+		len = READ_ONCE(annmbox.len);
+		mutex_unlock(&annmbox.lock);
+		return len;
 	default:
 		return -ENOTTY;
 	}
 }
 
 // @expect proven annmbox_write annmbox_write
-// @expect race annmbox_write annmbox_ioctl "global annmbox.last"
-// @expect confirmed annmbox_write annmbox_ioctl "global annmbox.last"
+// @expect proven annmbox_write annmbox_ioctl
 // @expect proven annmbox_ioctl annmbox_ioctl
 
 static const struct file_operations annmbox_fops = {
@@ -76,5 +81,5 @@ static struct miscdevice annmbox_misc = {
 // @expect entry-point annmbox_misc_exit module-exit module_exit
 module_misc_device(annmbox_misc);
 
-MODULE_DESCRIPTION("racewatch race corpus: ASSERT_EXCLUSIVE_WRITER broken by a second writer");
+MODULE_DESCRIPTION("racewatch race corpus: ASSERT_EXCLUSIVE_ACCESS kept by one mutex");
 MODULE_LICENSE("GPL");

@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * annotexcl_fixed.c - last-command register of a mailbox device, /dev/annmbox.
+ * assertexcl_race.c - buffer of a mailbox device, /dev/annmbox.
  *
- * Fixed twin of annotexcl_race.c (case: KCSAN's ASSERT_EXCLUSIVE_WRITER).
- * write() records the last command under the mailbox mutex and asserts
- * that nobody else writes it concurrently; the ANNMBOX_IOC_CLEAR ioctl
- * clears it under the same mutex, and the readers use READ_ONCE, which the
- * assertion allows: every pair is proven.
+ * Race test (case: KCSAN's ASSERT_EXCLUSIVE_ACCESS violated). write()
+ * refills the mailbox buffer under the mailbox mutex and asserts, with
+ * ASSERT_EXCLUSIVE_ACCESS(), that nobody else touches the buffer length
+ * meanwhile (it reuses the buffer), which racewatch checks as a write of
+ * the field at the assertion. But the ANNMBOX_IOC_LEN ioctl reads the length
+ * with READ_ONCE and without the mutex: a marked read, but a concurrent
+ * access all the same, which breaks the assertion. The fixed twin,
+ * assertexcl_fixed.c, reads the length under the mutex.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/kcsan-checks.h>
+#include <linux/uaccess.h>
+#include <linux/minmax.h>
 
-#define ANNMBOX_IOC_CLEAR	_IO('m', 0)
-#define ANNMBOX_IOC_LAST	_IO('m', 1)
+#define ANNMBOX_IOC_LEN	_IO('m', 0)
 
 struct annmbox_dev {
-	struct mutex lock;	/* serialises the writers of last */
-	unsigned long last;
+	struct mutex lock;	/* guards buf and len */
+	char buf[64];
+	size_t len;
 };
 
 static struct annmbox_dev annmbox = {
@@ -30,31 +35,35 @@ static struct annmbox_dev annmbox = {
 static ssize_t annmbox_write(struct file *file, const char __user *buf,
 			     size_t count, loff_t *ppos)
 {
+	size_t n = min(count, sizeof(annmbox.buf));
+
 	mutex_lock(&annmbox.lock);
-	WRITE_ONCE(annmbox.last, count);
-	ASSERT_EXCLUSIVE_WRITER(annmbox.last);
+	ASSERT_EXCLUSIVE_ACCESS(annmbox.len);	/* @racy */
+	if (copy_from_user(annmbox.buf, buf, n)) {
+		mutex_unlock(&annmbox.lock);
+		return -EFAULT;
+	}
 	mutex_unlock(&annmbox.lock);
-	return count;
+	return n;
 }
 
 // @expect entry-point annmbox_ioctl callback file_operations.unlocked_ioctl
 static long annmbox_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	size_t len;
+
 	switch (cmd) {
-	case ANNMBOX_IOC_CLEAR:
-		mutex_lock(&annmbox.lock);
-		WRITE_ONCE(annmbox.last, 0);
-		mutex_unlock(&annmbox.lock);
-		return 0;
-	case ANNMBOX_IOC_LAST:
-		return READ_ONCE(annmbox.last);
+	case ANNMBOX_IOC_LEN:
+		len = READ_ONCE(annmbox.len);	/* BUG: without the mutex @racy */
+		return len;
 	default:
 		return -ENOTTY;
 	}
 }
 
 // @expect proven annmbox_write annmbox_write
-// @expect proven annmbox_write annmbox_ioctl
+// @expect race annmbox_write annmbox_ioctl "struct annmbox_dev.len"
+
 // @expect proven annmbox_ioctl annmbox_ioctl
 
 static const struct file_operations annmbox_fops = {
@@ -74,5 +83,5 @@ static struct miscdevice annmbox_misc = {
 // @expect entry-point annmbox_misc_exit module-exit module_exit
 module_misc_device(annmbox_misc);
 
-MODULE_DESCRIPTION("racewatch race corpus: ASSERT_EXCLUSIVE_WRITER kept by one mutex");
+MODULE_DESCRIPTION("racewatch race corpus: ASSERT_EXCLUSIVE_ACCESS broken by an unlocked reader");
 MODULE_LICENSE("GPL");
