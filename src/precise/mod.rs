@@ -508,7 +508,12 @@ impl Setup<'_> {
             CheckResult::Sat { model } => model,
         };
         let mut values = values::Values::new(solver.terms(), &model);
-        let Some(c) = mine.iter().find(|c| values.bool(c.fail) == Some(true)) else {
+        // The cached evaluation gives up on a term it cannot compute (an
+        // overflow, a value z3 leaves out of the model); z3's own
+        // evaluation, with model completion, decides the rest.
+        let failing = mine.iter().find(|c| values.bool(c.fail) == Some(true));
+        let failing = failing.or_else(|| mine.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true)));
+        let Some(c) = failing else {
             return Attempt::Verdict(PreciseVerdict::Unknown("the solver's model shows no failing check".to_string()));
         };
         let address = values.int(c.address);
@@ -519,7 +524,6 @@ impl Setup<'_> {
         match replay::replay_blamed(self.program, trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure) {
             (replay::Outcome::Reproduced, _) => Attempt::Verdict(PreciseVerdict::Confirmed(Box::new(w))),
             (replay::Outcome::Rejected(why), blame) => {
-                { use std::io::Write; if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open("/tmp/c3-refine.log") { let _ = writeln!(f, "REFINE reject {why} blame {blame:?} address {address:?}"); } }
                 // The checked access's address when it lies in the blamed
                 // object, else the value the replay blamed, is kept out of
                 // that object.
