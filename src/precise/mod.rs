@@ -230,6 +230,20 @@ impl Setup<'_> {
     }
 }
 
+/// How many times a region's search is asked again after the replay
+/// rejected its witness ([`Precise::solve`]).
+const REFINEMENTS: usize = 3;
+
+/// What one query of a region's search gave.
+enum Attempt {
+    /// A verdict.
+    Verdict(PreciseVerdict),
+    /// A witness the replay rejected, with why, and the exclusion to search
+    /// again under (none when the replay blamed no object the checked
+    /// access lies in).
+    Rejected(String, Option<TermId>),
+}
+
 /// The start of the reason of a region whose witness did not replay.
 pub const REPLAY_FAILED: &str = "the witness does not replay on the program: ";
 
@@ -433,38 +447,101 @@ impl Setup<'_> {
             }
             let fails: Vec<crate::solver::TermId> = mine.iter().map(|c| c.fail).collect();
             let any = solver.terms_mut().or(&fails);
-            let verdict = match solver.check_assuming(&[any]) {
-                CheckResult::Unsat { .. } => PreciseVerdict::NotFound,
-                CheckResult::Unknown { reason } => PreciseVerdict::Unknown(format!("solver: {reason}")),
-                CheckResult::Sat { model } => {
-                    let mut values = values::Values::new(solver.terms(), &model);
-                    let failing = mine.iter().find(|c| values.bool(c.fail) == Some(true));
-                    match failing {
-                        Some(c) => {
-                            let w = witness::build(
-                                self.program,
-                                &mut values,
-                                &steps,
-                                live,
-                                c,
-                                names,
-                                self.init.map(|p| self.program.procedures[p].name.as_str()),
-                                self.options.k,
-                            );
-                            // The witness must replay on the IR (replay.rs).
-                            let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict, program_start: self.options.program_start };
-                            let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };
-                            match replay::replay(self.program, &trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure) {
-                                replay::Outcome::Reproduced => PreciseVerdict::Confirmed(Box::new(w)),
-                                replay::Outcome::Rejected(why) => PreciseVerdict::Unknown(format!("{REPLAY_FAILED}{why}")),
-                            }
+            // A witness the replay rejects because a value no thread
+            // computed pointed into an object of the run is excluded (the
+            // checked access's address kept out of that object) and the
+            // search asked again, a few times: another witness of the same
+            // region may replay. What the exclusions leave unsatisfiable
+            // stays unknown with the first rejection's reason, never "not
+            // found": the exclusions are no proof.
+            let mut assumptions = vec![any];
+            let mut rejected: Option<String> = None;
+            let mut verdict = None;
+            for _ in 0..=REFINEMENTS {
+                if self.options.past_deadline() {
+                    break;
+                }
+                match self.attempt(&mut solver, &assumptions, &mine, &steps, &trace, live, names, live_at_start) {
+                    Attempt::Verdict(v) => {
+                        verdict = Some(v);
+                        break;
+                    }
+                    Attempt::Rejected(why, block) => {
+                        rejected.get_or_insert(why);
+                        match block {
+                            Some(b) => assumptions.push(b),
+                            None => break,
                         }
-                        None => PreciseVerdict::Unknown("the solver's model shows no failing check".to_string()),
                     }
                 }
+            }
+            let verdict = match (verdict, rejected) {
+                (Some(PreciseVerdict::NotFound), Some(why)) => PreciseVerdict::Unknown(format!("{REPLAY_FAILED}{why}")),
+                (Some(v), _) => v,
+                (None, Some(why)) => PreciseVerdict::Unknown(format!("{REPLAY_FAILED}{why}")),
+                (None, None) => PreciseVerdict::Unknown(spent()),
             };
             out.push((name.clone(), verdict));
         }
         out
+    }
+
+    /// One query of [`Self::solve`] under `assumptions`: a verdict, or a
+    /// witness the replay rejected, with the exclusion that keeps the
+    /// failing check's address out of the object the replay blamed (when
+    /// the address lies in it).
+    #[allow(clippy::too_many_arguments)]
+    fn attempt(
+        &self,
+        solver: &mut Solver,
+        assumptions: &[TermId],
+        mine: &[&exec::RaceCheck],
+        steps: &[exec::Step],
+        trace: &replay::Trace,
+        live: &HashSet<TermId>,
+        names: [&String; 2],
+        live_at_start: bool,
+    ) -> Attempt {
+        let model = match solver.check_assuming(assumptions) {
+            CheckResult::Unsat { .. } => return Attempt::Verdict(PreciseVerdict::NotFound),
+            CheckResult::Unknown { reason } => return Attempt::Verdict(PreciseVerdict::Unknown(format!("solver: {reason}"))),
+            CheckResult::Sat { model } => model,
+        };
+        let mut values = values::Values::new(solver.terms(), &model);
+        // The cached evaluation gives up on a term it cannot compute (an
+        // overflow, a value z3 leaves out of the model); z3's own
+        // evaluation, with model completion, decides the rest.
+        let failing = mine.iter().find(|c| values.bool(c.fail) == Some(true));
+        let failing = failing.or_else(|| mine.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true)));
+        let Some(c) = failing else {
+            return Attempt::Verdict(PreciseVerdict::Unknown("the solver's model shows no failing check".to_string()));
+        };
+        let address = values.int(c.address);
+        let w = witness::build(self.program, &mut values, steps, live, c, names, self.init.map(|p| self.program.procedures[p].name.as_str()), self.options.k);
+        // The witness must replay on the IR (replay.rs).
+        let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict, program_start: self.options.program_start };
+        let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };
+        match replay::replay_blamed(self.program, trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure) {
+            (replay::Outcome::Reproduced, _) => Attempt::Verdict(PreciseVerdict::Confirmed(Box::new(w))),
+            (replay::Outcome::Rejected(why), blame) => {
+                // The checked access's address when it lies in the blamed
+                // object, else the value the replay blamed, is kept out of
+                // that object.
+                let keep_out = match (blame, address) {
+                    (Some((base, _)), Some(a)) if a >= base && a < base + separation::STRIDE => Some((base, c.address)),
+                    (Some((base, Some(term))), _) => Some((base, term)),
+                    _ => None,
+                };
+                let block = keep_out.map(|(base, x)| {
+                    let t = solver.terms_mut();
+                    let lo = t.int(base);
+                    let hi = t.int(base + separation::STRIDE);
+                    let below = t.lt(x, lo);
+                    let above = t.le(hi, x);
+                    t.or(&[below, above])
+                });
+                Attempt::Rejected(why, block)
+            }
+        }
     }
 }

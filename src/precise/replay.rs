@@ -169,6 +169,12 @@ pub struct Claim {
     pub program_start: bool,
 }
 
+/// Why a witness was rejected, for the search's refinement: the base of
+/// an object of the run that a value no thread computed pointed into
+/// although it could not have held its address, and that value's term in
+/// the formula (when the value has one).
+pub type Blame = (i128, Option<TermId>);
+
 /// What the replay found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -215,10 +221,15 @@ impl Oracle<'_> {
 
     /// The uninterpreted map `name` at `address`.
     fn map(&mut self, name: &str, address: i128) -> Option<i128> {
+        let t = self.map_term(name, address);
+        self.int(t)
+    }
+
+    /// The term of the uninterpreted map `name` at `address`.
+    fn map_term(&mut self, name: &str, address: i128) -> TermId {
         let d = self.terms.declare(name, &[crate::solver::Sort::Int], crate::solver::Sort::Int);
         let a = self.terms.int(address);
-        let t = self.terms.apply(d, &[a]);
-        self.int(t)
+        self.terms.apply(d, &[a])
     }
 }
 
@@ -326,7 +337,7 @@ struct Interp<'p, 'o, 'a, 'c> {
     /// The values no thread computed, above every C pointer value, that
     /// pointed into no object when they were taken, with what they were:
     /// an object allocated there later makes the run impossible.
-    unallocated: Vec<(i128, String)>,
+    unallocated: Vec<(i128, String, Option<TermId>)>,
     pending: Option<Pending>,
     globals: Vec<(i128, i128)>,
     /// The read-only globals' addresses and sizes.
@@ -342,6 +353,10 @@ struct Interp<'p, 'o, 'a, 'c> {
     /// The havocked variables that receive addresses, in program-start
     /// mode.
     address_havocs: std::collections::HashSet<VarId>,
+    /// The base of the object a rejected run's value was not allowed to
+    /// point into, and that value's term, for the search's refinement
+    /// ([`replay_blamed`]).
+    blame: Option<Blame>,
 }
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
@@ -355,6 +370,22 @@ pub fn replay(
     claim: Claim,
     closure: &super::liveness::LiveClosure,
 ) -> Outcome {
+    replay_blamed(program, trace, oracle, k, live_at_start, claim, closure).0
+}
+
+/// [`replay`], and for a witness rejected because a value no thread
+/// computed pointed into an object of the run that it could not have held,
+/// the base of that object: the search may exclude the checked access's
+/// address from that object and look for another witness (mod.rs).
+pub fn replay_blamed(
+    program: &Program,
+    trace: &Trace,
+    oracle: &mut Oracle<'_>,
+    k: u32,
+    live_at_start: bool,
+    claim: Claim,
+    closure: &super::liveness::LiveClosure,
+) -> (Outcome, Option<Blame>) {
     let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
     let start = claim.program_start.then(|| super::start::StartValues::of(program));
     let address_havocs = if claim.program_start { super::start::address_havocs(program) } else { Default::default() };
@@ -392,12 +423,15 @@ pub fn replay(
         started: Vec::new(),
         start,
         address_havocs,
+        blame: None,
     };
-    match it.run() {
+    let outcome = match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
         Err(Stop::Reject(why)) => Outcome::Rejected(why),
         Err(Stop::Done(outcome)) => outcome,
-    }
+    };
+    let blame = if matches!(outcome, Outcome::Rejected(_)) { it.blame } else { None };
+    (outcome, blame)
 }
 
 impl Interp<'_, '_, '_, '_> {
@@ -565,11 +599,13 @@ impl Interp<'_, '_, '_, '_> {
     /// the pair created.
     fn open_value(&mut self, t: TermId, sort: Sort, what: &str) -> Run<i128> {
         let Some(v) = self.oracle.value(t, sort) else { return reject(format!("the model gives no value to {what}")) };
-        self.not_into_pair_object(v, what)?;
+        self.not_into_pair_object(v, what, Some(t))?;
         Ok(v)
     }
 
-    fn not_into_pair_object(&mut self, v: i128, what: &str) -> Run<()> {
+    /// `term` is the value's term in the formula, when there is one, for
+    /// the search's refinement.
+    fn not_into_pair_object(&mut self, v: i128, what: &str, term: Option<TermId>) -> Run<()> {
         // Objects init made while it ran alone are not checked: the kernel
         // hands them to callbacks through registrations the lowering does
         // not always model (`backlight_device_register`'s devdata).
@@ -583,13 +619,16 @@ impl Interp<'_, '_, '_, '_> {
         // allowed: the search reserves an address for every allocation of
         // the expansion, taken or not.)
         let Some(o) = self.objects.iter().find(|o| v >= o.base && v < o.base + STRIDE) else {
-            self.unallocated.push((v, what.to_string()));
+            self.unallocated.push((v, what.to_string(), term));
             return Ok(());
         };
+        let base = o.base;
         if !o.alive {
+            self.blame = Some((base, term));
             return reject(format!("{what} points into a local of a call that has returned"));
         }
         if o.who != Who::Init && !o.published {
+            self.blame = Some((base, term));
             return reject(format!("{what} points into an object the pair created, which it cannot have held"));
         }
         // Published, an object of the pair is reachable only through the
@@ -600,6 +639,7 @@ impl Interp<'_, '_, '_, '_> {
         // always model, at offsets it computes itself, such as
         // `&priv->timer`.)
         if o.who != Who::Init && !self.formed.contains(&v) {
+            self.blame = Some((base, term));
             return reject(format!("{what} points into an object created in this run, at an address no thread formed"));
         }
         Ok(())
@@ -916,7 +956,8 @@ impl Interp<'_, '_, '_, '_> {
         if overlaps {
             return reject("a new object overlaps one that exists");
         }
-        if let Some((_, what)) = self.unallocated.iter().find(|(v, _)| *v >= a && *v < a + STRIDE) {
+        if let Some((_, what, term)) = self.unallocated.iter().find(|(v, _, _)| *v >= a && *v < a + STRIDE) {
+            self.blame = Some((a, *term));
             return reject(format!("{what} pointed into an object before it was allocated"));
         }
         let frame = matches!(kind, Address::Local { .. }).then_some(depth);
@@ -1022,7 +1063,8 @@ impl Interp<'_, '_, '_, '_> {
         }
         let name = format!("m0.r{}", region.as_u32());
         let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
-        self.not_into_pair_object(v, "initial memory")?;
+        let term = self.oracle.map_term(&name, a);
+        self.not_into_pair_object(v, "initial memory", Some(term))?;
         self.memory.insert((region, a), v);
         self.unwritten.insert((region, a));
         self.initial_pointer(who, region, v);
@@ -1145,7 +1187,7 @@ impl Interp<'_, '_, '_, '_> {
         for sub in &applied {
             let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], sub);
             if let Some(v) = self.oracle.int(t) {
-                self.not_into_pair_object(v, "an uninterpreted function's value (a drvdata getter)")?;
+                self.not_into_pair_object(v, "an uninterpreted function's value (a drvdata getter)", Some(t))?;
             }
         }
         let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);

@@ -109,3 +109,75 @@ fn two_allocations_never_share_an_address() {
     let b = writer(&mut program, r, "w2", 2, true);
     assert!(search(&program, r, a, b, |_, _| {}).is_none(), "each thread writes its own allocation");
 }
+
+/// `void NAME(void) { q = *(int **)8192; v = *q; }`, the pointer read
+/// from `pointers`, a region nothing writes (initial memory).
+fn reader(program: &mut Program, r: RegionId, pointers: RegionId, name: &str) -> ProcId {
+    let mut b = crate::ir::ProcedureBuilder::new(program, name, None);
+    let q = b.add_local("q", Sort::Int, None);
+    let v = b.add_local("v", Sort::Int, None);
+    b.push(Command::Load { target: q, region: pointers, address: Expr::int(8192), access: AccessKind::Plain, span: None });
+    b.push(Command::Load { target: v, region: r, address: Expr::var(q), access: AccessKind::Plain, span: None });
+    b.ret();
+    b.finish()
+}
+
+/// An injected spurious witness: the search, given nothing that keeps
+/// initial memory out of an object the other thread allocates during the
+/// pair (the precise phase bounds initial values by the allocations'
+/// end, which this search leaves out), races a read through a pointer
+/// read from initial memory with the write into the new object. The replay must reject
+/// it, blaming that object, and the search's refinement (mod.rs), which
+/// keeps the blamed value out of the object, must leave no witness.
+#[test]
+fn a_witness_reaching_an_object_through_an_argument_is_rejected_and_refined_away() {
+    let (mut program, r) = program();
+    let pointers = program.regions.push(Region { name: "int * (pointee)".into(), element: Sort::Int, kind: RegionKind::Pointee, thread_private: false });
+    let w = writer(&mut program, r, "w", 1, true);
+    let rd = reader(&mut program, r, pointers, "rd");
+    crate::solver::isolated(|| {
+        let private = BTreeSet::<Cell>::new();
+        let threads = [Footprint::of(&program, w, &[]), Footprint::of(&program, rd, &[])];
+        let policy = YieldPolicy::new(YieldMode::All, BTreeSet::new(), false, threads);
+        let bounds = Bounds { k: K, unroll: 2, inline_depth: 4, max_commands: 10_000 };
+        let mut exec = Exec::new(&program, Memory::new(K, private, true), policy, BTreeSet::from([r]), false, bounds);
+        exec.separate_globals();
+        exec.thread(Who::T1, w, &[], false);
+        exec.thread(Who::T2, rd, &[], false);
+        let roots: Vec<_> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();
+        let consistency = exec.mem.consistency(&mut exec.t, &roots);
+        exec.constraints.extend(consistency.assumptions);
+        let Exec { t, constraints, checks, steps, trace, .. } = exec;
+        let mut solver = Solver::with_terms(SolverOptions::new(Duration::from_secs(10)), t);
+        let all = solver.terms_mut().and(&constraints);
+        solver.assert(all);
+        let fails: Vec<_> = checks.iter().map(|c| c.fail).collect();
+        let any = solver.terms_mut().or(&fails);
+        let mut assumptions = vec![any];
+        let mut rejected = 0;
+        for _ in 0..4 {
+            let CheckResult::Sat { model } = solver.check_assuming(&assumptions) else { break };
+            let c = checks.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true)).expect("a failing check");
+            let claim = Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: false, program_start: false };
+            let (outcome, blame) =
+                super::replay::replay_blamed(&program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default());
+            assert!(matches!(outcome, Outcome::Rejected(_)), "initial memory cannot hold the new object's address: {outcome:?}");
+            let (base, term) = blame.expect("the replay blames the new object");
+            assert!(super::separation::in_heap(base), "the blamed object is one the pair allocated");
+            let term = term.expect("the initial value has a term");
+            rejected += 1;
+            let t = solver.terms_mut();
+            let lo = t.int(base);
+            let hi = t.int(base + super::separation::STRIDE);
+            let below = t.lt(term, lo);
+            let above = t.le(hi, term);
+            let outside = t.or(&[below, above]);
+            assumptions.push(outside);
+        }
+        assert!(rejected >= 1, "the search found the spurious witness");
+        assert!(
+            matches!(solver.check_assuming(&assumptions), CheckResult::Unsat { .. }),
+            "with the initial value kept out of the new object, nothing races"
+        );
+    });
+}
