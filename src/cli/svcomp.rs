@@ -259,6 +259,12 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
             lowered.private.escaped_locals
         ));
     }
+    if stats.thread_local_addresses > 0 {
+        return SvVerdict::Unknown(format!(
+            "{} address(es) of thread-local variables, which may reach another thread",
+            stats.thread_local_addresses
+        ));
+    }
     if let Some(f) = super::svcomp_exits::recursive(&lowered.program) {
         return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
     }
