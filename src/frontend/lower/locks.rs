@@ -20,8 +20,8 @@
 //!   is `l`), and through guard variables holding the lock a guard
 //!   constructor returned.
 //!
-//! A lock in an array element at a constant index is named by the array
-//! and the index (`m[4]`, `dev.locks[1]`).
+//! A lock that is the element at a constant index of a global array of
+//! locks is named by the array and the index (`m[4]`).
 //!
 //! A lock in an array element at a computed index, in a list, in a local variable, or behind a
 //! pointer held in memory cannot be identified uniquely: it is reported
@@ -184,7 +184,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                         _ => None,
                     };
                     let array = strip_casts(base);
-                    let is_array = !layout::is_pointer(array.ty()) && array.ty().canonical().element().is_some();
+                    // Only the element of a global array of locks itself
+                    // (`&m[4]`, nothing around it): a lock inside a
+                    // structure element (`&cache[5].lock`) or an array
+                    // inside a structure (`&g.locks[1]`) is also reached
+                    // through pointers, where it is named by type and
+                    // offset, and one lock must have one name for the
+                    // precise phase.
+                    let global_array = array.kind() == CursorKind::DeclRefExpr
+                        && array.referenced().is_some_and(|d| !self.locals.contains_key(&d.usr()))
+                        && path.is_empty();
+                    let is_array = global_array && !layout::is_pointer(array.ty()) && array.ty().canonical().element().is_some();
                     let size = c.ty().canonical().size_of().unwrap_or(0);
                     match constant {
                         Some(k) if is_array && size > 0 => {
