@@ -259,6 +259,12 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
             lowered.private.escaped_locals
         ));
     }
+    if stats.thread_local_addresses > 0 {
+        return SvVerdict::Unknown(format!(
+            "{} address(es) of thread-local variables, which may reach another thread",
+            stats.thread_local_addresses
+        ));
+    }
     if let Some(f) = super::svcomp_exits::recursive(&lowered.program) {
         return SvVerdict::Unknown(format!("recursion ({f}): a call that never returns is not covered"));
     }
@@ -320,7 +326,23 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         strict: true,
         ..crate::precise::Options::default()
     };
-    let results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &precise_options);
+    let mut results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &precise_options);
+    // Nothing found within the default bounds and nothing undecided: one
+    // more search with loops unrolled further, while time remains (SV-COMP
+    // programs often initialise arrays of a few locks or slots in a loop
+    // before starting their threads). Bounds only limit what is found.
+    let searched_out = |rs: &[crate::precise::PrecisePair]| {
+        rs.iter().flat_map(|p| p.regions.iter()).all(|(_, v)| !matches!(v, crate::precise::PreciseVerdict::Confirmed(_) | crate::precise::PreciseVerdict::Unknown(_)))
+    };
+    let now = std::time::Instant::now();
+    if searched_out(&results) && now + Duration::from_secs(2) < deadline {
+        let deeper = crate::precise::Options {
+            unroll: RETRY_UNROLL,
+            deadline: Some(deadline.min(now + RETRY_BUDGET)),
+            ..precise_options.clone()
+        };
+        results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &deeper);
+    }
     let mut undecided = None;
     for (p, v) in results.iter().flat_map(|p| p.regions.iter().map(move |(r, v)| (p, (r, v)))) {
         match v.1 {
@@ -348,6 +370,12 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         None => format!("{why}; no witness found within the bounds"),
     })
 }
+
+/// Loop iterations per entry of the precise phase's second search.
+const RETRY_UNROLL: u32 = 11;
+
+/// The time the second search may take (within the task's deadline).
+const RETRY_BUDGET: Duration = Duration::from_secs(8);
 
 /// The entry points that run at most once in any execution: `main` (unless
 /// the program calls it), and a thread function with exactly one

@@ -10,8 +10,8 @@
 //!    program may call only the modelled functions whose models are exact
 //!    for an execution ([`EXACT`]: every behaviour the model allows the
 //!    function has, up to the havocked results the precise phase bounds),
-//!    uses no trylock and no thread-local storage (which
-//!    the lowering shares between threads), no approximation of the
+//!    uses no trylock and no thread-local storage (the precise phase's
+//!    memory holds one instance of each variable), no approximation of the
 //!    lowering at all (a lock through an unresolved pointer), and the
 //!    threads (and `main`)
 //!    do not read their argument (the precise phase passes an arbitrary
@@ -144,7 +144,7 @@ pub fn gate(stats: &LoweringStats, program: &Program, eps: &DriverEntryPoints, s
         return Some("a trylock (the precise phase may fail it on a free lock)".into());
     }
     if has_word(source, "__thread") || has_word(source, "_Thread_local") {
-        return Some("thread-local storage (lowered as shared)".into());
+        return Some("thread-local storage (one instance in the precise phase's memory)".into());
     }
     for ep in &eps.entry_points {
         let Some(p) = program.procedures.iter().find(|(_, p)| p.name == ep.function).map(|(id, _)| id) else { continue };

@@ -317,6 +317,13 @@ impl<'t> Cursor<'t> {
         unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Register }
     }
 
+    /// A variable with thread storage duration (`__thread`,
+    /// `_Thread_local`): each thread has its own instance.
+    pub fn is_thread_local(&self) -> bool {
+        // SAFETY: a live cursor.
+        unsafe { clang_getCursorTLSKind(self.raw) != CXTLS_None }
+    }
+
     /// The storage class of a declaration is `extern`.
     pub fn is_extern_storage(&self) -> bool {
         // SAFETY: a live cursor.

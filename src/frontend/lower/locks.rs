@@ -20,7 +20,10 @@
 //!   is `l`), and through guard variables holding the lock a guard
 //!   constructor returned.
 //!
-//! A lock in an array element, in a list, in a local variable, or behind a
+//! A lock that is the element at a constant index of a global array of
+//! locks is named by the array and the index (`m[4]`).
+//!
+//! A lock in an array element at a computed index, in a list, in a local variable, or behind a
 //! pointer held in memory cannot be identified uniquely: it is reported
 //! and protects nothing (`lock ?`), which is sound.
 
@@ -171,14 +174,48 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     let record_ty = layout::pointee(pointer.ty()).unwrap_or(pointer.ty());
                     return self.pointer_root(pointer, record_ty, offset, path);
                 }
-                CursorKind::ArraySubscriptExpr => return LockIdentity::Unknown("lock in an array element".into()),
+                // An element at a constant index of an array object is
+                // one object, named by the array and the index (`m[4]`);
+                // an index computed at run time, or a pointer indexed like
+                // an array, may name any element.
+                CursorKind::ArraySubscriptExpr => {
+                    let (Some(&base), Some(&index)) = (c.children().first(), c.children().get(1)) else {
+                        return LockIdentity::Unknown("malformed array element".into());
+                    };
+                    let index = strip_casts(index);
+                    let constant = match (index.kind(), index.evaluate()) {
+                        (CursorKind::IntegerLiteral, Some(crate::frontend::clang::EvalValue::Int(k))) => u64::try_from(k).ok(),
+                        _ => None,
+                    };
+                    let array = strip_casts(base);
+                    // Only the element of a global array of locks itself
+                    // (`&m[4]`, nothing around it): a lock inside a
+                    // structure element (`&cache[5].lock`) or an array
+                    // inside a structure (`&g.locks[1]`) is also reached
+                    // through pointers, where it is named by type and
+                    // offset, and one lock must have one name for the
+                    // precise phase.
+                    let global_array = array.kind() == CursorKind::DeclRefExpr
+                        && array.referenced().is_some_and(|d| !self.locals.contains_key(&d.usr()))
+                        && path.is_empty();
+                    let is_array = global_array && !layout::is_pointer(array.ty()) && array.ty().canonical().element().is_some();
+                    let size = c.ty().canonical().size_of().unwrap_or(0);
+                    match constant {
+                        Some(k) if is_array && size > 0 => {
+                            offset += k * size;
+                            path.insert(0, format!("[{k}]"));
+                            c = array;
+                        }
+                        _ => return LockIdentity::Unknown("lock in an array element".into()),
+                    }
+                }
                 CursorKind::DeclRefExpr => {
                     let Some(decl) = c.referenced() else { return LockIdentity::Unknown("unknown declaration".into()) };
                     if self.locals.contains_key(&decl.usr()) {
                         return LockIdentity::Unknown(format!("lock in local variable {}", decl.spelling()));
                     }
                     path.insert(0, super::place::global_symbol(decl, &self.s.qualified_statics));
-                    let identity = LockIdentity::Global(path.join("."));
+                    let identity = LockIdentity::Global(path.join(".").replace(".[", "["));
                     if let Some(key) = identity.key().filter(|_| !aliases.is_empty()) {
                         self.s.lock_aliases.entry(key).or_default().extend(aliases);
                     }
@@ -203,7 +240,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
         }
         match layout::record_decl(record_ty) {
-            Some(record) => LockIdentity::Field { record: layout::record_name(record), offset, path: path.join(".") },
+            Some(record) => LockIdentity::Field { record: layout::record_name(record), offset, path: path.join(".").replace(".[", "[") },
             None => LockIdentity::Unknown("lock behind a pointer of unknown type".into()),
         }
     }

@@ -288,6 +288,15 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     let address = self.global_address(&decl.spelling());
                     return self.object_or_scalar(address, decl.ty(), Owner::Local(key.clone()), Some(key));
                 }
+                // A thread-local variable (C11 6.2.4p4): each thread
+                // has its own instance, private to it, as long as its
+                // address is never taken (counted in the statistics for
+                // the callers that must know).
+                if decl.is_thread_local() {
+                    let key = RegionKey::Local { name: format!("thread-local {}", decl.spelling()) };
+                    let address = self.sized_global_address(&format!("tls_{}", decl.spelling()), decl.ty());
+                    return self.object_or_scalar(address, decl.ty(), Owner::Local(key.clone()), Some(key));
+                }
                 // A global, or a static local.
                 let name = global_symbol(decl, &self.s.qualified_statics);
                 let address = self.sized_global_address(&name, decl.ty());
@@ -591,6 +600,15 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// The address of a place, for `&x`. A scalar whose address escapes as
     /// a plain pointer merges its region with its type's pointee region.
     pub fn address_of(&mut self, place: &Place<'t>, ty: Type<'t>, at: Cursor<'t>) -> Expr {
+        let thread_local = |key: &RegionKey| matches!(key, RegionKey::Local { name } if name.starts_with("thread-local "));
+        let addressed = match place {
+            Place::Mem { key, .. } => thread_local(key),
+            Place::Object(o) => matches!(&o.owner, Owner::Local(key) if thread_local(key)),
+            _ => false,
+        };
+        if addressed {
+            self.s.stats.thread_local_addresses += 1;
+        }
         match place {
             Place::Var(_) => {
                 self.approx(ApproxKind::UnsupportedConstruct, "address of a register variable".into(), Some(at));

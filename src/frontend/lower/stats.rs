@@ -31,6 +31,10 @@ pub struct LoweringStats {
     /// barriers), among the `inline-asm` approximations: they run no
     /// instruction (`racewatch svcomp` does not count them).
     pub empty_asm: usize,
+    /// Times the address of a thread-local variable was taken (`&tls`, an
+    /// array decaying): that thread's instance may then reach another
+    /// thread, while its own accesses stay in a thread-private region.
+    pub thread_local_addresses: usize,
     /// Loads emitted.
     pub loads: usize,
     /// Stores emitted.
