@@ -176,6 +176,13 @@ impl Session {
             FlagSource::CompileCommands(_) | FlagSource::Plain => &empty,
             FlagSource::Given(_) => return Ok(None),
         };
+        // A file another one includes and no Makefile builds is analysed
+        // as part of its includer, not on its own.
+        if !matches!(self.source, FlagSource::CompileCommands(_)) {
+            if let Some(note) = crate::frontend::units::not_a_unit(file) {
+                return Err(note);
+            }
+        }
         let Some(mut module) = module_of(file, config) else { return Ok(None) };
         // With a compilation database, the parts are those it compiled.
         if let FlagSource::CompileCommands(db) = &self.source {
