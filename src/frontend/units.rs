@@ -81,7 +81,7 @@ fn has_makefile(dir: &Path) -> bool {
 
 /// Whether a Makefile or Kbuild of `dir` or of the two directories above it
 /// mentions `object`.
-fn named_by_makefiles(dir: &Path, object: &str) -> bool {
+pub fn named_by_makefiles(dir: &Path, object: &str) -> bool {
     dir.ancestors().take(3).any(|d| {
         ["Makefile", "Kbuild"].iter().any(|name| std::fs::read_to_string(d.join(name)).is_ok_and(|text| mentions(&text, object)))
     })
