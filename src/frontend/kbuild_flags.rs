@@ -386,6 +386,39 @@ mod tests {
     }
 
     #[test]
+    fn an_included_makefiles_directory_takes_the_includers_flags_and_variables() {
+        // amdgpu's shape: drm/Makefile descends into amd/amdgpu/, whose
+        // Makefile defines a path variable and includes ../display/Makefile.
+        let base = std::env::temp_dir().join(format!("racewatch-make-{}", std::process::id()));
+        let drm = base.join("drivers/gpu/drm");
+        let display = drm.join("amd/display/dc");
+        std::fs::create_dir_all(&display).unwrap();
+        std::fs::create_dir_all(drm.join("amd/amdgpu")).unwrap();
+        std::fs::write(base.join("drivers/Makefile"), "obj-y += gpu/\n").unwrap();
+        std::fs::write(base.join("drivers/gpu/Makefile"), "obj-y += drm/\n").unwrap();
+        std::fs::write(drm.join("Makefile"), "obj-$(CONFIG_DRM_AMDGPU)+= amd/amdgpu/\n").unwrap();
+        std::fs::write(
+            drm.join("amd/amdgpu/Makefile"),
+            "FULL_AMD_PATH=$(src)/..\nccflags-y := -I$(FULL_AMD_PATH)/include \\\n\t-I$(FULL_AMD_PATH)/amdgpu\ninclude $(FULL_AMD_PATH)/display/Makefile\n",
+        )
+        .unwrap();
+        std::fs::write(drm.join("amd/display/Makefile"), "subdir-ccflags-y += -I$(FULL_AMD_PATH)/display/dc/inc\n").unwrap();
+        std::fs::write(display.join("Makefile"), "DC = x.o\n").unwrap();
+        let amdgpu = drm.join("amd/amdgpu");
+        assert_eq!(building_make(&display, &base), (amdgpu.clone(), vec![display.clone(), drm.join("amd/display")]));
+        let flags = makefile_flags(&display.join("x.c"), &KernelConfig::parse("CONFIG_DRM_AMDGPU=m\n"));
+        let up = format!("{}/..", amdgpu.display());
+        assert_eq!(flags, vec![format!("-I{up}/include"), format!("-I{up}/amdgpu"), format!("-I{up}/display/dc/inc")]);
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn variables_expand_recursively_and_leave_functions() {
+        let v = variables("A = $(B)/x\nB := y\nB += z\nC ?= c\nC ?= d\n");
+        assert_eq!(expand("$(A) ${C} $(call f,1)", &v, 0), "y z/x c $(call f,1)");
+    }
+
+    #[test]
     fn the_root_is_above_the_outermost_top_level_directory() {
         let base = std::env::temp_dir().join(format!("racewatch-root-{}", std::process::id()));
         let dir = base.join("linux/drivers/net/ethernet");
