@@ -84,7 +84,10 @@ pub fn makefile_flags(file: &Path, config: &KernelConfig) -> Vec<String> {
             };
             let enabled = option.is_none_or(|o| config.is_set(&o)) && !variable.ends_with("-n");
             if applies && enabled {
-                let values: Vec<String> = values.iter().flat_map(|v| expand(v, &variables, 0).split_whitespace().map(String::from).collect::<Vec<_>>()).collect();
+                // The shell's words, as make hands the command line to it
+                // (`-D'pr_fmt(fmt)=KBUILD_MODNAME ": " fmt'` is one word).
+                let line = values.iter().map(|v| expand(v, &variables, 0)).collect::<Vec<_>>().join(" ");
+                let values = shlex::split(&line).unwrap_or_else(|| line.split_whitespace().map(String::from).collect());
                 for f in parsing_flags(&values, d, &root) {
                     flags.push(f);
                 }

@@ -46,7 +46,10 @@ pub fn not_a_unit(file: &Path) -> Option<FileError> {
     let object = format!("{}.o", file.file_stem()?.to_string_lossy());
     let absolute = normalise(&std::path::absolute(file).ok()?);
     let dir = absolute.parent()?;
-    if !has_makefile(dir) || named_by_makefiles(dir, &object) {
+    // A directory without a Makefile has its objects named by one above
+    // (i915/Makefile names gt/intel_lrc.o).
+    let make_dir = dir.ancestors().take(3).find(|d| has_makefile(d))?;
+    if named_by_makefiles(dir, &object) || named_by_makefiles(make_dir, &object) {
         return None;
     }
     let includer = includer_of(&absolute)?;
