@@ -129,8 +129,10 @@ def reason(detail):
     """Why a file is not built, from its message."""
     m = re.search(re.escape(NOT_BUILT) + r" \(([^)]*)\)", detail)
     why = m.group(1) if m else "other"
-    if "another architecture" in detail:
-        return f"another architecture ({why})"
+    if "the driver is for another architecture" in detail:
+        return "another architecture's header"
+    if why.endswith("not set"):
+        return "a CONFIG option on the way is not set"
     return why
 
 
@@ -180,11 +182,17 @@ def render(state, total, args_shown, started, load_start, rev):
         for r in unbuilt:
             k = reason(r["detail"])
             reasons[k] = reasons.get(k, 0) + 1
-        lines += ["Files that do not parse and that the configuration does not build, by reason:", "",
-                  "| reason | files |", "|---|---:|"]
+        lines += ["Files that do not parse and that the configuration does not build, by reason (each file's "
+                  "options are in the list below):", "", "| reason | files |", "|---|---:|"]
         for k, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"| {esc(k, 200)} | {n} |")
-        lines.append("")
+        lines += ["", "<details><summary>Each file not built, with the reason its message gives</summary>", "",
+                  "| file | reason |", "|---|---|"]
+        for r in sorted(unbuilt, key=lambda r: r["file"]):
+            m = re.search(re.escape(NOT_BUILT) + r" \(([^)]*)\)", r["detail"])
+            arch = "another architecture's header; " if "the driver is for another architecture" in r["detail"] else ""
+            lines.append(f"| {r['file']} | {arch}{esc(m.group(1) if m else 'see its message', 200)} |")
+        lines += ["", "</details>", ""]
     failing = [r for r in parse_rows if r["outcome"] in (BROKEN, "crash", "timeout")]
     lines += ["### Every file that does not parse and is not shown unbuilt, with its cause", ""]
     if not failing:
