@@ -136,6 +136,24 @@ def reason(detail):
     return why
 
 
+# Why the remaining failure classes cannot be fixed in the front end, by a
+# phrase of the error message.
+KNOWN_CAUSES = [
+    (".xml.h' file not found", "a header generated at build time (msm's register headers, made by "
+                               "drivers/gpu/drm/msm/registers/gen_header.py from XML): not in any source tree"),
+    ("'generated/", "a header generated at build time (xe's generated/xe_wa_oob.h, made by the host program "
+                    "xe_gen_wa_oob): not in any source tree"),
+    ("never as a module", "built into the image only; racewatch parses every file as a module (-DMODULE), which "
+                          "hides the declarations kept for built-in code (#ifndef MODULE)"),
+    ("'stdlib.h' file not found", "a host program (the Makefile's `hostprogs`), compiled for the build machine "
+                                  "with the C library, not kernel code"),
+]
+
+
+def known_cause(detail):
+    return next((why for phrase, why in KNOWN_CAUSES if phrase in detail), "")
+
+
 def esc(text, n):
     return text.replace("|", "\\|").replace("\n", " ")[:n]
 
@@ -198,9 +216,9 @@ def render(state, total, args_shown, started, load_start, rev):
     if not failing:
         lines.append("None.")
     else:
-        lines += ["| file | cause |", "|---|---|"]
+        lines += ["| file | why it cannot be fixed in the front end | message |", "|---|---|---|"]
         for r in sorted(failing, key=lambda r: r["file"]):
-            lines.append(f"| {r['file']} | {esc(r['detail'], 500)} |")
+            lines.append(f"| {r['file']} | {known_cause(r['detail']) or 'not classified'} | {esc(r['detail'], 400)} |")
     lines.append("")
     notunits = [r for r in parse_rows if r["outcome"] == NOT_A_UNIT]
     if notunits:
@@ -278,6 +296,8 @@ def main():
     ap.add_argument("--retry", action="store_true",
                     help="with --resume: run the front end again on the files logged as failing (after a fix)")
     ap.add_argument("--output", default=str(REPO / "results/tree-coverage.md"))
+    ap.add_argument("--retried", type=int, default=0, help="with --render-only: how many files --retry ran again")
+    ap.add_argument("--render-only", action="store_true", help="write the table from the logged outcomes, run nothing")
     args = ap.parse_args()
     if not args.no_setup:
         run_child([REPO / "scripts/setup.sh", "--no-build", "--tree"], REPO, None)
@@ -286,7 +306,7 @@ def main():
         sys.exit(f"no drivers/ tree at {tree}: run scripts/setup.sh --tree")
     binary = str(REPO / "target/release/racewatch")
     files = sample_files(tree)[: args.slice]
-    shown = [a for a in sys.argv[1:] if a not in ("--no-setup", "--resume")]
+    shown = [a for a in sys.argv[1:] if a not in ("--no-setup", "--resume", "--render-only") and not a.startswith("--retried")]
     rev = git_revision()
     started = time.time()
     load_start = os.getloadavg()[0]
@@ -303,6 +323,13 @@ def main():
         if len(rows) % 10 == 0 or len(rows) == len(files):
             output.write_text(render(state, len(files), shown, started, load_start, rev))
 
+    if args.render_only:
+        parsed, checked = load_log(parse_log, binary), load_log(check_log, binary)
+        state["parse"] = [parsed[f] for f in files if f in parsed]
+        state["check"] = [checked[f] for f in files if f in checked]
+        state["retried"] = args.retried
+        write_atomically(output, render(state, len(files), shown, started, load_start, rev))
+        return
     keep = load_log(parse_log, binary) if args.resume else {}
     if args.retry:
         retried = [f for f, r in keep.items() if r["outcome"] not in (PARSES, NOT_A_UNIT)]
