@@ -234,7 +234,9 @@ def render(state, total, args_shown, started, load_start, rev):
         lines += counts_table(check_rows, ["verified, no potential race", "verified, potential races", "no entry points",
                                            NOT_A_UNIT, UNBUILT, BROKEN, "crash", "timeout", "skipped"])
         secs = sorted(r["seconds"] for r in check_rows)
-        if secs:
+        if secs and secs[-1] == 0:
+            lines += ["", "Wall times were not kept for these files."]
+        elif secs:
             lines += ["", f"Wall time per file: median {secs[len(secs) // 2]:.1f} s, longest {secs[-1]:.1f} s, "
                           f"sum {sum(secs) / 60:.0f} minutes."]
         lines += ["", "| file | outcome | seconds | detail |", "|---|---|---:|---|"]
@@ -313,7 +315,7 @@ def main():
     output = Path(args.output)
     parse_log = cache_dir() / "tree-coverage-parse.jsonl"
     check_log = cache_dir() / "tree-coverage-check.jsonl"
-    if not args.resume:
+    if not args.resume and not args.render_only:
         for log in (parse_log, check_log):
             log.unlink(missing_ok=True)
     state = {"parse": [], "check": None, "retried": 0}
