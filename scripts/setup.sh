@@ -12,18 +12,24 @@
 #      module builds (gcc-12, make and pahole from step 1).
 #   3. The real driver sources the tests and benchmarks use, extracted once
 #      from Debian's linux-source-6.12 into the cache.
-#   4. The racewatch binary (cargo build --release).
+#   4. With --tree: the whole drivers/ tree of linux-source-6.12 (and the
+#      few other directories that drivers include, drivers/linux-6.12/tree-dirs.txt),
+#      extracted once into the cache beside the subset of step 3 and linked as
+#      $cache/linux-source/tree; scripts/tree-coverage.py runs over it.
+#   5. The racewatch binary (cargo build --release).
 #
-# Usage: scripts/setup.sh [--no-build]
+# Usage: scripts/setup.sh [--no-build] [--tree]
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$repo/scripts/lib.sh"
 cache=$(racewatch_cache)
 build=1
+tree=0
 for arg in "$@"; do
   case "$arg" in
     --no-build) build=0 ;;
-    *) die "unknown option $arg (usage: scripts/setup.sh [--no-build])" ;;
+    --tree) tree=1 ;;
+    *) die "unknown option $arg (usage: scripts/setup.sh [--no-build] [--tree])" ;;
   esac
 done
 
@@ -132,7 +138,36 @@ if [ "$(cat "$sdir/.complete" 2>/dev/null)" != "$stamp" ]; then
 fi
 ln -sfn "$src_version/linux-source-6.12" "$cache/linux-source/current"
 
-# 4. The binary.
+# 4. The whole drivers/ tree (--tree), in its own directory with its own
+# stamp, so that the subset of step 3 stays as the tests expect it.
+if [ "$tree" -eq 1 ]; then
+  tree_file="$repo/drivers/linux-6.12/tree-dirs.txt"
+  tree_dirs=$(grep -v '^\s*#' "$tree_file" | grep -v '^\s*$' | sort -u)
+  tree_stamp=$(printf '%s\n%s\n' "$src_version" "$tree_dirs" | sha256sum | cut -c1-16)
+  tdir="$sdir/tree"
+  if [ "$(cat "$tdir/.complete" 2>/dev/null)" != "$tree_stamp" ]; then
+    deb=$(ls "$sdir"/linux-source-6.12_*.deb 2>/dev/null | head -n 1 || true)
+    if [ -z "$deb" ]; then
+      say "fetching Debian linux-source-6.12 $src_version (about 150 MB)"
+      (cd "$sdir" && apt-get -o APT::Sandbox::User=root download -qq "linux-source-6.12=$src_version" >/dev/null)
+      deb=$(ls "$sdir"/linux-source-6.12_*.deb | head -n 1)
+    fi
+    say "extracting the whole tree: $(echo $tree_dirs)"
+    tmp=$(mktemp -d "$sdir/tmp.XXXXXX")
+    trap 'rm -rf "$tmp"' EXIT
+    members=()
+    for d in $tree_dirs; do members+=("linux-source-6.12/$d"); done
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -O ./usr/src/linux-source-6.12.tar.xz | tar -xJ -C "$tmp" "${members[@]}"
+    rm -rf "$tdir"
+    mkdir -p "$tdir"
+    mv "$tmp/linux-source-6.12" "$tdir/linux-source-6.12"
+    rm -rf "$tmp"; trap - EXIT
+    echo "$tree_stamp" > "$tdir/.complete"
+  fi
+  ln -sfn "$src_version/tree/linux-source-6.12" "$cache/linux-source/tree"
+fi
+
+# 5. The binary.
 if [ "$build" -eq 1 ]; then
   say "building racewatch (cargo build --release --locked)"
   (cd "$repo" && cargo build --release --locked --quiet)

@@ -94,3 +94,60 @@ fn directory_makefile_include_flags_are_applied() {
     assert_eq!(o.status.code(), Some(0), "stderr:\n{err}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("null_blk"), "no entry points listed");
 }
+
+/// drivers/usb/host/ehci-timer.c is no object of any Makefile: ehci-hcd.c
+/// `#include`s it (with ehci-hub.c, ehci-mem.c, …) and it uses that file's
+/// static declarations. `check` reports it `not-a-unit`, naming the
+/// includer's line, as a note with exit code 0, in text and JSON; its
+/// includer is a unit.
+#[test]
+fn a_file_another_includes_and_no_makefile_builds_is_not_a_unit() {
+    let source = linux_source();
+    let rel = "drivers/usb/host/ehci-timer.c";
+    assert!(source.join(rel).is_file(), "{rel} is missing: run scripts/setup.sh (drivers/usb/host)");
+    let includer = std::fs::read_to_string(source.join("drivers/usb/host/ehci-hcd.c")).expect("ehci-hcd.c");
+    let line = includer.lines().position(|l| l.trim() == "#include \"ehci-timer.c\"").expect("ehci-hcd.c includes ehci-timer.c") + 1;
+    let run = |format: &str| {
+        Command::new(env!("CARGO_BIN_EXE_racewatch"))
+            .current_dir(&source)
+            .args(["check", "--no-cache", "--format", format, rel])
+            .output()
+            .expect("run racewatch")
+    };
+    let o = run("text");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "stdout:\n{out}\nstderr:\n{}", String::from_utf8_lossy(&o.stderr));
+    let expected = format!("{rel}: note: not a unit of compilation: no Makefile names ehci-timer.o, and drivers/usb/host/ehci-hcd.c:{line} #includes it");
+    assert!(out.contains(&expected), "expected `{expected}` in:\n{out}");
+    assert!(out.trim_end().ends_with("[not-a-unit]"), "{out}");
+    let o = run("json");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let file = &doc["files"][0];
+    assert_eq!(file["status"], "not-a-unit", "{doc}");
+    assert_eq!(file["note"]["included_at"]["file"], "drivers/usb/host/ehci-hcd.c", "{doc}");
+    assert_eq!(file["note"]["included_at"]["line"], line, "{doc}");
+    assert!(file.get("error").is_none(), "not an error: {doc}");
+    assert!(racewatch::frontend::units::not_a_unit(&source.join("drivers/usb/host/ehci-hcd.c")).is_none(), "ehci-hcd.c is a unit");
+}
+
+/// The built-or-not decision on drivers/usb/host/Makefile against Debian's
+/// amd64 configuration: `obj-$(CONFIG_USB_EHCI_HCD) += ehci-hcd.o` with
+/// CONFIG_USB_EHCI_HCD=m is a module, `obj-$(CONFIG_USB_OHCI_HCD_AT91) +=
+/// ohci-at91.o` (an ARM SoC's controller) is not built, and ehci-timer.c,
+/// which no line names, has no status.
+#[test]
+fn the_usb_host_makefile_decides_which_files_the_configuration_builds() {
+    use racewatch::frontend::kbuild::{BuildStatus, build_status};
+    let source = linux_source();
+    let kernel = racewatch::frontend::flags::default_kernel_dir().expect("a cache directory");
+    let tree = racewatch::frontend::flags::KernelTree::locate(&kernel).expect("the headers tree");
+    assert_eq!(tree.config.value("CONFIG_USB_EHCI_HCD"), Some("m"), "Debian's amd64 configuration");
+    let status = |rel: &str| build_status(&source.join(rel), &tree.config);
+    assert_eq!(status("drivers/usb/host/ehci-hcd.c"), Some(BuildStatus::Module));
+    assert_eq!(status("drivers/usb/host/ohci-at91.c"), Some(BuildStatus::Unbuilt(vec!["CONFIG_USB_OHCI_HCD_AT91".into()])));
+    assert_eq!(status("drivers/usb/host/ehci-timer.c"), None);
+    // A parse error of an unbuilt file says why it is not built: ohci-omap.c
+    // (`obj-$(CONFIG_USB_OHCI_HCD_OMAP1) += ohci-omap.o`) needs an ARM header.
+    let line = error_line("drivers/usb/host/ohci-omap.c", "missing-header");
+    assert!(line.contains("the kernel's configuration does not build this file (CONFIG_USB_OHCI_HCD_OMAP1 is not set)"), "{line}");
+}

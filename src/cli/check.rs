@@ -181,6 +181,9 @@ pub enum Status {
     Verified,
     /// Parsed, but nothing in it is called by the kernel.
     NoEntryPoints,
+    /// Not a unit of compilation: another file includes it and no Makefile
+    /// builds it (`frontend::units`); analysed as part of its includer.
+    NotAUnit,
     /// Stopped by the per-file or run budget.
     Timeout,
     /// The worker crashed or ran out of memory.
@@ -197,6 +200,7 @@ impl Status {
         match self {
             Status::Verified => "verified",
             Status::NoEntryPoints => "no-entry-points",
+            Status::NotAUnit => "not-a-unit",
             Status::Timeout => "timeout",
             Status::Crash => "crash",
             Status::Skipped => "skipped",
@@ -246,6 +250,7 @@ impl FileVerdicts {
                 ErrorClass::Timeout => Status::Timeout,
                 ErrorClass::Crash | ErrorClass::OutOfMemory => Status::Crash,
                 ErrorClass::Skipped => Status::Skipped,
+                ErrorClass::NotAUnit => Status::NotAUnit,
                 _ => Status::Error,
             },
         }
@@ -541,7 +546,8 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
         eprintln!("{}", render_file_error(e));
     }
     for r in &results {
-        if let Err(e) = &r.outcome {
+        // A not-a-unit note is part of the report.
+        if let Some(e) = r.outcome.as_ref().err().filter(|_| r.status() != Status::NotAUnit) {
             eprintln!("{}", render_file_error(e));
         }
     }
@@ -598,11 +604,13 @@ pub fn exit_code(results: &[FileVerdicts], errors: &[FileError], precise: Option
             }
             Err(_) => {
                 // A file stopped by its time budget is unknown, like a
-                // solver timeout; any other failure means a file was not
-                // analysed at all.
+                // solver timeout; a file that is not a unit of compilation
+                // has nothing of its own to verify, like one without entry
+                // points; any other failure means a file was not analysed
+                // at all.
                 if r.status() == Status::Timeout {
                     all.unknown += 1;
-                } else {
+                } else if r.status() != Status::NotAUnit {
                     failed = true;
                 }
             }
@@ -627,7 +635,14 @@ pub fn exit_code(results: &[FileVerdicts], errors: &[FileError], precise: Option
 
 pub fn write_text(out: &mut impl Write, results: &[FileVerdicts], precise: Option<&crate::precise::Options>) -> std::io::Result<()> {
     for r in results {
-        let Ok(pairs) = &r.outcome else { continue };
+        let pairs = match &r.outcome {
+            Ok(pairs) => pairs,
+            Err(e) if e.class == crate::diagnostics::ErrorClass::NotAUnit => {
+                writeln!(out, "{}", render_file_error(e))?;
+                continue;
+            }
+            Err(_) => continue,
+        };
         // Callbacks the models do not know are said first, and the
         // verdict line says that its proof excludes them.
         for u in &r.unmodelled {
@@ -796,15 +811,25 @@ fn write_json(
                 }
                 files.push(file);
             }
-            Err(e) => files.push(json!({
-                "file": r.file.display().to_string(),
-                "status": r.status().as_str(),
-                "cached": false,
-                "entry_points": 0,
-                "seconds": r.time.as_secs_f64(),
-                "memory_bytes": r.peak_memory,
-                "error": error(e),
-            })),
+            Err(e) => {
+                // A file that is not a unit of compilation carries a note
+                // naming its includer, not an error.
+                let mut file = json!({
+                    "file": r.file.display().to_string(),
+                    "status": r.status().as_str(),
+                    "cached": false,
+                    "entry_points": 0,
+                    "seconds": r.time.as_secs_f64(),
+                    "memory_bytes": r.peak_memory,
+                });
+                if r.status() == Status::NotAUnit {
+                    let at = e.span.as_ref().map(|s| json!({ "file": s.file.display().to_string(), "line": s.line }));
+                    file["note"] = json!({ "class": e.class.as_str(), "message": e.message, "included_at": at });
+                } else {
+                    file["error"] = error(e);
+                }
+                files.push(file);
+            }
         }
     }
     let mut doc = json!({

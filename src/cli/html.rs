@@ -158,7 +158,7 @@ fn index(results: &[FileVerdicts], races: &[Race<'_>]) -> String {
         let verdict = match &r.outcome {
             Ok(_) if r.entry_points == 0 => "no entry points".to_string(),
             Ok(pairs) => totals(pairs).to_string(),
-            Err(e) => format!("error: {}", e.message),
+            Err(e) => format!("{}: {}", e.class.level().as_str(), e.message),
         };
         let _ = writeln!(body, "<tr><td>{}</td><td>{}</td></tr>", esc(&r.file.display().to_string()), esc(&verdict));
     }

@@ -111,7 +111,8 @@ fn finish(results: &[FileResult], errors: &[FileError]) -> Exit {
     }
     for r in results {
         if let Err(e) = &r.outcome {
-            failed = true;
+            // A file that is not a unit of compilation is a note.
+            failed |= e.class != crate::diagnostics::ErrorClass::NotAUnit;
             let _ = writeln!(stderr, "{}", render_file_error(e));
         }
     }

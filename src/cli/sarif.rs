@@ -25,7 +25,8 @@
 //! What is not a finding goes to `invocations[0].toolExecutionNotifications`:
 //! each region left unknown (descriptor `unknown`) and each file or path
 //! that could not be analysed (descriptor `file-error`, the error class in
-//! the message and in `properties.class`). The invocation is successful:
+//! the message and in `properties.class`; level `note` for a file that is
+//! not a unit of compilation, `not-a-unit`). The invocation is successful:
 //! racewatch ran to its end, and such files are its findings' limits.
 //!
 //! Paths relative to the working directory (and absolute paths below it)
@@ -435,7 +436,7 @@ impl Paths<'_> {
     fn error_notification(&self, e: &FileError) -> Value {
         json!({
             "descriptor": { "id": FILE_ERROR_NOTIFICATION.0, "index": FILE_ERROR_NOTIFICATION.1 },
-            "level": "error",
+            "level": e.class.level().as_str(),
             "message": { "text": format!("{}: {} [{}]", e.path.display(), e.message, e.class.as_str()) },
             "locations": [self.location(e.span.as_ref(), Some(&e.path), None)],
             "properties": { "class": e.class.as_str(), "file": e.path.display().to_string() },

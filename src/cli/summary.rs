@@ -35,7 +35,7 @@ pub fn write_table(out: &mut impl Write, results: &[FileVerdicts], errors: &[Fil
     for r in results {
         let status = r.status();
         *statuses.entry(status.as_str()).or_default() += 1;
-        if let Err(e) = &r.outcome {
+        if let Some(e) = r.outcome.as_ref().err().filter(|_| status != Status::NotAUnit) {
             *classes.entry(e.class.as_str()).or_default() += 1;
         }
         cached += usize::from(r.cached);

@@ -104,6 +104,10 @@ pub enum ErrorClass {
     /// The file was not analysed because the run's time budget
     /// (`--run-timeout`) was spent.
     Skipped,
+    /// Not a unit of compilation: no Makefile builds the file, and another
+    /// file `#include`s it (`frontend::units`). Not an error: its code is
+    /// analysed as part of the includer; rendered as a note.
+    NotAUnit,
 }
 
 impl ErrorClass {
@@ -123,11 +127,12 @@ impl ErrorClass {
             ErrorClass::Crash => "crash",
             ErrorClass::OutOfMemory => "out-of-memory",
             ErrorClass::Skipped => "skipped",
+            ErrorClass::NotAUnit => "not-a-unit",
         }
     }
 
     /// Every class, for documentation and for parsing expectations.
-    pub const ALL: [ErrorClass; 13] = [
+    pub const ALL: [ErrorClass; 14] = [
         ErrorClass::MissingFile,
         ErrorClass::Unreadable,
         ErrorClass::NotC,
@@ -141,7 +146,14 @@ impl ErrorClass {
         ErrorClass::Crash,
         ErrorClass::OutOfMemory,
         ErrorClass::Skipped,
+        ErrorClass::NotAUnit,
     ];
+
+    /// The level a file of this class is reported at: a note for a file
+    /// that is not a unit of compilation, an error otherwise.
+    pub fn level(self) -> Level {
+        if self == ErrorClass::NotAUnit { Level::Note } else { Level::Error }
+    }
 }
 
 /// A file (or directory, or flags database) that could not be analysed.

@@ -5,17 +5,20 @@ use super::{Diagnostic, FileError};
 /// Renders a file error as one line. A C error shows clang's location; when
 /// that lies in another file (a header), the analysed file is named too.
 pub fn render_file_error(e: &FileError) -> String {
+    let level = e.class.level().as_str();
     match &e.span {
         Some(span) if *span.file == *e.path => {
-            format!("{span}: error: {} [{}]", e.message, e.class.as_str())
+            format!("{span}: {level}: {} [{}]", e.message, e.class.as_str())
         }
+        // A not-a-unit note names its includer in the message already.
+        Some(_) if e.class == super::ErrorClass::NotAUnit => format!("{}: {level}: {} [{}]", e.path.display(), e.message, e.class.as_str()),
         Some(span) => format!(
-            "{}: error: {} (at {span}) [{}]",
+            "{}: {level}: {} (at {span}) [{}]",
             e.path.display(),
             e.message,
             e.class.as_str()
         ),
-        None => format!("{}: error: {} [{}]", e.path.display(), e.message, e.class.as_str()),
+        None => format!("{}: {level}: {} [{}]", e.path.display(), e.message, e.class.as_str()),
     }
 }
 

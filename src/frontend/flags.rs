@@ -453,6 +453,20 @@ fn normalise(p: &Path) -> PathBuf {
     out
 }
 
+/// The phrase every parse error of a file the configuration does not
+/// build carries, followed by the reason in parentheses (`CONFIG_X is not
+/// set`, `not built by any Makefile`); scripts/tree-coverage.py reads it.
+pub const NOT_BUILT: &str = "the kernel's configuration does not build this file";
+
+/// Whether `file` lies in a directory with a Makefile, none of whose
+/// Makefiles (its directory's and the two above) names its object.
+fn unnamed(file: &Path) -> bool {
+    let Ok(absolute) = std::path::absolute(file) else { return false };
+    let Some(dir) = absolute.parent() else { return false };
+    let object = format!("{}.o", file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    (dir.join("Makefile").is_file() || dir.join("Kbuild").is_file()) && !super::units::named_by_makefiles(dir, &object)
+}
+
 impl FlagSource {
     /// Resolves the options into a source, reading the database or locating
     /// the kernel tree once.
@@ -494,7 +508,9 @@ impl FlagSource {
                     let whose = if owners.is_empty() { "an architecture header".to_string() } else { format!("a header of {}", owners.join(", ")) };
                     error.message.push_str(&format!(": {whose} that x86-64 does not have; the driver is for another architecture"));
                     if let Some(status @ BuildStatus::Unbuilt(_)) = status {
-                        error.message.push_str(&format!(" ({} in the kernel's configuration)", status.describe()));
+                        error.message.push_str(&format!("; {NOT_BUILT} ({})", status.describe()));
+                    } else if status.is_none() && unnamed(&error.path) {
+                        error.message.push_str(&format!("; {NOT_BUILT} (not built by any Makefile)"));
                     }
                     return error;
                 }
@@ -518,8 +534,11 @@ impl FlagSource {
         }
         match status {
             Some(status @ BuildStatus::Unbuilt(_)) => error.message.push_str(&format!(
-                "; the kernel's configuration does not build this file ({}): it may need another architecture or options this configuration leaves out",
+                "; {NOT_BUILT} ({}): it may need another architecture or options this configuration leaves out",
                 status.describe()
+            )),
+            None if unnamed(&error.path) => error.message.push_str(&format!(
+                "; {NOT_BUILT} (not built by any Makefile): kbuild never compiles it on its own"
             )),
             Some(BuildStatus::BuiltIn) => error.message.push_str(
                 "; the kernel builds this file into its image, never as a module, and racewatch parses every file as a module (-DMODULE), which hides the header declarations kept for built-in code (#ifndef MODULE)",

@@ -8,6 +8,8 @@
 //!   the options that change flags, and why a file is not built.
 //! * [`kbuild_module`]: the files of a composite module, from its
 //!   Makefile.
+//! * [`units`]: whether a file is a unit of compilation at all, or a
+//!   file another one `#include`s (`not-a-unit`).
 //! * [`compose`]: the entry points and definitions of a module's files
 //!   joined into one program's.
 //! * [`input`]: which files an invocation names, and the checks that turn bad
@@ -30,3 +32,4 @@ pub mod lower;
 pub mod parse;
 pub mod registered;
 pub mod sealed;
+pub mod units;

@@ -166,6 +166,16 @@ impl Session {
         self.lower_unit_reading(file, unit.as_ref(), roots)
     }
 
+    /// The `not-a-unit` note of a file another one includes and no Makefile
+    /// builds (`frontend::units`): it is analysed as part of its includer,
+    /// not on its own. A compilation database decides units by itself.
+    pub fn not_a_unit(&self, file: &Path) -> Option<FileError> {
+        match self.source {
+            FlagSource::CompileCommands(_) | FlagSource::Given(_) => None,
+            _ => crate::frontend::units::not_a_unit(file),
+        }
+    }
+
     /// The composite module `file` is analysed with, and each file's flags;
     /// `None` when the file is analysed alone (no composite module, or flags
     /// given for this one file: a worker, which receives its unit).
@@ -176,6 +186,9 @@ impl Session {
             FlagSource::CompileCommands(_) | FlagSource::Plain => &empty,
             FlagSource::Given(_) => return Ok(None),
         };
+        if let Some(note) = self.not_a_unit(file) {
+            return Err(note);
+        }
         let Some(mut module) = module_of(file, config) else { return Ok(None) };
         // With a compilation database, the parts are those it compiled.
         if let FlagSource::CompileCommands(db) = &self.source {
@@ -275,6 +288,9 @@ impl Session {
 
     fn entry_points_of(&self, file: &Path) -> FileResult {
         let mut timings = Timings::default();
+        if let Some(note) = self.not_a_unit(file) {
+            return FileResult { file: file.to_path_buf(), outcome: Err(note), timings };
+        }
         let outcome = self.source.flags_for(file, &self.options).and_then(|flags| {
             with_thread_index(|index| {
                 let start = Instant::now();
