@@ -12,10 +12,10 @@
  * runs concurrently with itself on two CPUs: its unlocked rwl_events++
  * races. And init publishes each board before it writes the board's irq
  * field, so a handler running on an earlier line reads b->irq while init
- * writes it. (This race is not confirmed: the precise phase's first model
- * has the handler read board 1's address from the slot's initial memory,
- * before init allocated it; the replay rejects that witness and, without
- * refinement (issue 16), the verdict stays unknown.)
+ * writes it. (The precise phase's first model has the handler read board
+ * 1's address from the slot's initial memory, before init allocated it;
+ * the replay rejects that witness, the search keeps that value out of the
+ * new board and asks again, and the next witness replays.)
  * The fixed twin (initloop_fixed.c) publishes every board before
  * the first request and counts under a spinlock.
  */
@@ -53,7 +53,7 @@ static irqreturn_t rwl_interrupt(int irq, void *dev_id)
 // @expect race rwl_interrupt rwl_init "global rwl_boards"
 // @expect confirmed rwl_interrupt rwl_init "global rwl_boards"
 // @expect race rwl_interrupt rwl_init "struct rwl_board.irq"
-// @expect unconfirmed rwl_interrupt rwl_init "struct rwl_board.irq"
+// @expect confirmed rwl_interrupt rwl_init "struct rwl_board.irq"
 // @expect race rwl_interrupt rwl_interrupt "global rwl_events"
 // @expect confirmed rwl_interrupt rwl_interrupt "global rwl_events"
 

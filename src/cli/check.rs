@@ -888,6 +888,7 @@ mod tests {
             time: Duration::ZERO,
             private: Default::default(),
             unmodelled: Vec::new(),
+            annotations: Vec::new(),
             module: None,
             key: String::new(),
             suppressed: Default::default(),
