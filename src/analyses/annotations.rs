@@ -11,8 +11,14 @@
 //! point that reaches it:
 //!
 //! - the lock is certainly held there: fine;
-//! - else, each call of P the entry point reaches without the lock is a
+//! - else, when the entry point takes the lock nowhere (no `lock` or
+//!   `trylock` of it in anything it reaches, and the kernel does not call
+//!   it holding it), each call of P it reaches without the lock is a
 //!   **violation**, reported at that call;
+//! - else, when it takes the lock on some paths (a lock taken under a
+//!   condition the analysis does not correlate with the annotation's path,
+//!   as loop.c's `loop_global_lock_killable(lo, is_loop)`), the annotation
+//!   is **unchecked**: a note, not assumed;
 //! - else, when P is the entry point's own procedure, only the kernel's
 //!   call can establish the lock: a **standing assumption**, reported and
 //!   counted (lockdep checks it on every call in debug kernels);
@@ -59,13 +65,16 @@ pub struct AnnotationFinding {
 }
 
 /// The two outcomes worth reporting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     /// A path reaches the annotation without the lock.
     Violated,
     /// Only the kernel's call of an entry point can establish it: assumed.
     Assumed,
+    /// The entry point takes the lock on some paths only, which the
+    /// must-held analysis cannot tie to the annotation: not assumed.
+    Unchecked,
 }
 
 impl AnnotationFinding {
@@ -85,6 +94,16 @@ impl AnnotationFinding {
                 },
                 span: self.call.clone().or_else(|| self.at.clone()),
                 notes: vec![(format!("reached from entry point `{}`; the annotation is not assumed", self.entry_point), None)],
+            },
+            FindingKind::Unchecked => Diagnostic {
+                level: Level::Note,
+                check: "lock-annotation",
+                message: format!(
+                    "not checked: `{}` takes {} on some paths only, so racewatch cannot show it is held where {} says so{place}",
+                    self.entry_point, self.lock, self.annotation
+                ),
+                span: self.call.clone().or_else(|| self.at.clone()),
+                notes: vec![("the annotation is not assumed".into(), None)],
             },
             FindingKind::Assumed => Diagnostic {
                 level: Level::Note,
@@ -156,6 +175,24 @@ pub fn check(program: &mut Program, held: &[Vec<String>]) -> Vec<AnnotationFindi
     };
     let span_at = |at: CommandAt| program.procedures[at.procedure].blocks[at.block].commands[at.index].span().cloned();
     let names: Vec<String> = program.entry_points.values().map(|e| e.name.clone()).collect();
+    // The locks each entry point may take anywhere, or runs holding.
+    let takes: Vec<BTreeSet<LockId>> = roots
+        .iter()
+        .map(|root| {
+            let mut set: BTreeSet<LockId> = root.held.iter().copied().collect();
+            for p in program.reachable(root.procedure) {
+                for (_, b) in program.procedures[p].blocks.iter() {
+                    for c in &b.commands {
+                        if let Command::Lock { lock, .. } | Command::TryLock { lock, .. } = c {
+                            set.insert(*lock);
+                        }
+                    }
+                }
+            }
+            set
+        })
+        .collect();
+    let may_take = |r: usize, lock: LockId| takes[r].iter().any(|l| *l == lock || !keys(*l).is_disjoint(keys(lock)));
     let mut findings = Vec::new();
     let mut trusted = Vec::new();
     for (at, lock, mode) in &annotations {
@@ -185,7 +222,11 @@ pub fn check(program: &mut Program, held: &[Vec<String>]) -> Vec<AnnotationFindi
                 .filter(|c| facts[r].get(c).is_some_and(|cf| !holds(cf, *lock, *mode)))
                 .copied()
                 .collect();
-            if !culprits.is_empty() {
+            if root.procedure != at.procedure && may_take(r, *lock) {
+                // Taken on some paths: not provable either way.
+                violated = true;
+                found.push(finding(FindingKind::Unchecked, &names[r], culprits.first().and_then(|c| span_at(*c))));
+            } else if !culprits.is_empty() {
                 violated = true;
                 found.extend(culprits.into_iter().map(|c| finding(FindingKind::Violated, &names[r], span_at(c))));
             } else if root.procedure == at.procedure {
@@ -199,7 +240,7 @@ pub fn check(program: &mut Program, held: &[Vec<String>]) -> Vec<AnnotationFindi
         let mut seen = BTreeSet::new();
         found.retain(|f| seen.insert((f.kind == FindingKind::Violated, f.call.as_ref().map(|s| (s.line, s.column)), f.entry_point.clone())));
         if violated {
-            found.retain(|f| f.kind == FindingKind::Violated);
+            found.retain(|f| f.kind != FindingKind::Assumed);
         } else {
             trusted.push(*at);
         }
@@ -212,6 +253,8 @@ pub fn check(program: &mut Program, held: &[Vec<String>]) -> Vec<AnnotationFindi
     }
     // A violation found from several entry points is one report per call.
     let mut seen = BTreeSet::new();
-    findings.retain(|f| f.kind == FindingKind::Assumed || seen.insert((f.call.as_ref().map(|s| (s.line, s.column)), f.at.as_ref().map(|s| (s.line, s.column)))));
+    findings.retain(|f| {
+        f.kind == FindingKind::Assumed || seen.insert((f.kind, f.call.as_ref().map(|s| (s.line, s.column)), f.at.as_ref().map(|s| (s.line, s.column))))
+    });
     findings
 }

@@ -315,13 +315,22 @@ fn drop_locks(program: &mut Program, dropped: &BTreeSet<LockId>) {
     for p in ids {
         let blocks: Vec<_> = program.procedures[p].blocks.ids().collect();
         for b in blocks {
-            for c in program.procedures[p].blocks[b].commands.iter_mut() {
-                if let Command::Lock { lock, .. } | Command::TryLock { lock, .. } | Command::Unlock { lock, .. } = c {
+            let commands = &mut program.procedures[p].blocks[b].commands;
+            // An annotation of a dropped lock says nothing any more.
+            commands.retain(|c| !matches!(c, Command::HeldAnnotation { lock, .. } if !renumber.contains_key(lock)));
+            for c in commands.iter_mut() {
+                if let Command::Lock { lock, .. }
+                | Command::TryLock { lock, .. }
+                | Command::Unlock { lock, .. }
+                | Command::HeldAnnotation { lock, .. } = c
+                {
                     *lock = renumber[lock];
                 }
             }
         }
     }
+    let keys = std::mem::take(&mut program.lock_keys);
+    program.lock_keys = keys.into_iter().filter_map(|(id, k)| renumber.get(&id).map(|n| (*n, k))).collect();
 }
 
 /// The region of the store at `at`.
