@@ -439,7 +439,7 @@ fn absolute(directory: &Path, p: &Path) -> PathBuf {
 
 /// Removes `.` and `..` components without touching the file system, so a
 /// database entry matches however the user spells the path.
-fn normalise(p: &Path) -> PathBuf {
+pub(super) fn normalise(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

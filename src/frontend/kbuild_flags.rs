@@ -311,20 +311,7 @@ fn builtins(value: &str, make_dir: &Path, root: &Path) -> Option<String> {
     (!s.contains('$')).then_some(s)
 }
 
-/// Removes `.` and `..` components without touching the file system.
-fn normalise(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
+use super::flags::normalise;
 
 /// A directory's kbuild file: `Kbuild` first, as kbuild reads it.
 fn read_makefile(dir: &Path) -> Option<String> {
