@@ -366,6 +366,12 @@ pub struct Program {
     /// would give it (`struct dev_t +8`): one lock object written two
     /// ways. Facts for the annotation check only.
     pub lock_keys: std::collections::BTreeMap<LockId, std::collections::BTreeSet<String>>,
+    /// The spans of the calls whose stores are assumed, not known: a
+    /// function with neither body nor model may write through its
+    /// pointer arguments (src/frontend/lower/calls.rs), with the
+    /// function's name. The lockset phase checks those stores like any
+    /// other; the precise phase never confirms a race on one.
+    pub assumed_writes: std::collections::BTreeMap<Span, String>,
 }
 
 /// What object a havocked address variable receives the address of.

@@ -61,6 +61,14 @@
 //! argument not kept also leaves the regions of the storage it points to
 //! apart (src/frontend/lower/regions.rs).
 //!
+//! **Calls back.** `calls-back="true"`: the function calls driver code
+//! through function pointers it is given (`mii_check_media` calls the
+//! driver's `mdio_read` through `struct mii_if_info`). Its model gives its
+//! own accesses; the calls back are not followed, so the call stays an
+//! `approx {external-call}` that is counted and warned about, and the
+//! function is listed among the external functions (which, for instance,
+//! keeps SV-COMP mode from answering `true`).
+//!
 //! **Values of atomics.** An `<atomic>` may also say what it stores and
 //! what the call returns (`op`, `returns` and operand attributes,
 //! [`super::atomic_values`]); the call's result is then that `returns`, and
@@ -170,6 +178,10 @@ pub struct FunctionModel {
     /// Whether its result, when an address, is a new object no one else
     /// can reach yet.
     pub allocates: bool,
+    /// Whether it calls driver code through function pointers it is
+    /// given (`calls-back="true"`), which the lowering does not follow:
+    /// the call stays a counted `approx {external-call}`.
+    pub calls_back: bool,
     /// What the function does to driver memory.
     pub reason: String,
 }
@@ -198,6 +210,8 @@ pub(super) struct FunctionXml {
     keeps: Option<String>,
     #[serde(rename = "@allocates")]
     allocates: Option<String>,
+    #[serde(rename = "@calls-back")]
+    calls_back: Option<String>,
     #[serde(rename = "reads", default)]
     reads: Vec<EffectXml>,
     #[serde(rename = "writes", default)]
@@ -366,7 +380,12 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
         Some("false") => false,
         Some(other) => return Err(format!("{context}: allocates must be true or false, not `{other}`")),
     };
-    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, keeps, allocates, reason: f.reason })
+    let calls_back = match f.calls_back.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => return Err(format!("{context}: calls-back must be true or false, not `{other}`")),
+    };
+    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, keeps, allocates, calls_back, reason: f.reason })
 }
 
 #[cfg(test)]

@@ -522,7 +522,14 @@ impl Setup<'_> {
         let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict, program_start: self.options.program_start };
         let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };
         match replay::replay_blamed(self.program, trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure) {
-            (replay::Outcome::Reproduced, _) => Attempt::Verdict(PreciseVerdict::Confirmed(Box::new(w))),
+            // A race on a store only assumed of a function without body
+            // or model is no confirmation: the function may write nothing.
+            (replay::Outcome::Reproduced, _) => match assumed_access(self.program, &w) {
+                Some(function) => Attempt::Verdict(PreciseVerdict::Unknown(format!(
+                    "the race rests on a write assumed of `{function}` (no body or model: it may write through its pointer arguments)"
+                ))),
+                None => Attempt::Verdict(PreciseVerdict::Confirmed(Box::new(w))),
+            },
             (replay::Outcome::Rejected(why), blame) => {
                 // The checked access's address when it lies in the blamed
                 // object, else the value the replay blamed, is kept out of
@@ -544,4 +551,14 @@ impl Setup<'_> {
             }
         }
     }
+}
+
+/// The function whose assumed store one of the witness's two racing
+/// accesses is ([`crate::ir::Program::assumed_writes`]), if any.
+fn assumed_access(program: &crate::ir::Program, w: &witness::Witness) -> Option<String> {
+    [Some(&w.access), w.conflict.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter(|s| s.event == "write")
+        .find_map(|s| program.assumed_writes.get(s.span.as_ref()?).cloned())
 }

@@ -119,7 +119,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let write = annotation.kind == AnnotationKind::AssertExclusiveAccess;
         let span = self.span(c);
         self.s.stats.lock_annotations += 1;
-        self.memory_effect(&annotation.macro_name, &args, &values, 0, Extent::SizeArg(1), None, write, AccessKind::Plain, Some(span.clone()));
+        self.memory_effect(&annotation.macro_name, &args, &values, 0, Extent::SizeArg(1), None, &[], write, AccessKind::Plain, Some(span.clone()));
         // The race names the assertion as written: `ASSERT_EXCLUSIVE_ACCESS(dev->len)`.
         let start = c.extent().0;
         if let Some(file) = &start.file {

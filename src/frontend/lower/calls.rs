@@ -18,8 +18,10 @@
 //! 5. a function with a body becomes a `call` of its procedure; one with
 //!    lock-typed parameters is specialised for the caller's locks;
 //! 6. anything else becomes an arbitrary result and an `approx
-//!    {external-call}`: the assumption that it writes no driver memory is
-//!    counted and reported.
+//!    {external-call}`, with stores through the pointer arguments it may
+//!    write (`assumed_writes`): the assumption that it writes nothing else
+//!    and calls nothing back is counted and reported. A model with
+//!    `calls-back="true"` is also such an approximation for its calls back.
 //!
 //! A call through a field of a structure (`dev->ops->start(dev)`) calls,
 //! nondeterministically, each function this driver stores in that field;
@@ -196,9 +198,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn unknown_call(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Expr {
         // It may keep any argument.
         let values = self.evaluate_all(args);
-        self.s.privacy.kept.extend(values);
+        self.s.privacy.kept.extend(values.iter().cloned());
         self.s.stats.external_functions.insert(name.to_string());
         self.approx(ApproxKind::ExternalCall, name.to_string(), Some(c));
+        self.assumed_writes(c, name, args, &values);
         Expr::var(self.havoc())
     }
 
@@ -572,12 +575,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let span = Some(self.span(c));
         self.s.stats.modelled_calls += 1;
         self.s.stats.modelled_functions.insert(model.name.clone());
+        if model.calls_back {
+            // Its own accesses are modelled; the driver code it calls
+            // through the function pointers it is given is not.
+            self.s.stats.external_functions.insert(model.name.clone());
+            self.approx(ApproxKind::ExternalCall, format!("{} (calls back into the driver; those calls are not followed)", model.name), Some(c));
+        }
         self.s.privacy.kept.extend(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()));
         for effect in &model.reads {
-            self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), false, AccessKind::Plain, span.clone());
+            self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), &[], false, AccessKind::Plain, span.clone());
         }
         for effect in &model.writes {
-            self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), true, AccessKind::Plain, span.clone());
+            self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), &[], true, AccessKind::Plain, span.clone());
         }
         // The result of the one atomic access with a value operation, when
         // its value could be lowered exactly.
@@ -597,10 +606,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 AtomicAccess::Rmw => (true, true),
             };
             if read {
-                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, false, AccessKind::Atomic, span.clone());
+                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, &[], false, AccessKind::Atomic, span.clone());
             }
             if write {
-                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, true, AccessKind::Atomic, span.clone());
+                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, &[], true, AccessKind::Atomic, span.clone());
             }
         }
         let result = match model.returns {
@@ -654,7 +663,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
 
     /// A read or write of what argument `arg` points to: the place itself
     /// when the argument is `&lvalue`, else the pointee type's leaves, over
-    /// the modelled extent.
+    /// the modelled extent (inside `field` only, and outside the byte
+    /// ranges `skip` of a record).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn memory_effect(
         &mut self,
@@ -664,6 +674,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         arg: usize,
         extent: Extent,
         field: Option<&str>,
+        skip: &[std::ops::Range<u64>],
         write: bool,
         access: AccessKind,
         span: Option<crate::diagnostics::Span>,
@@ -736,7 +747,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     Some(start..start + size)
                 });
                 for leaf in layout::scalar_leaves(pointee) {
-                    if range.as_ref().is_some_and(|r| !r.contains(&leaf.offset)) {
+                    if range.as_ref().is_some_and(|r| !r.contains(&leaf.offset)) || skip.iter().any(|r| r.contains(&leaf.offset)) {
                         continue;
                     }
                     let place = self.leaf_place(&object, &leaf);

@@ -526,7 +526,7 @@ pub fn sanitise(name: &str) -> String {
 
 fn approximation_phrase(kind: ApproxKind) -> &'static str {
     match kind {
-        ApproxKind::ExternalCall => "call to a function without body or model: its result is arbitrary and it is assumed not to write driver memory",
+        ApproxKind::ExternalCall => "call into code that is not analysed: without a model its result is arbitrary and it may write what its non-const pointer arguments point to (one level); other driver memory and calls back into the driver are assumed untouched",
         ApproxKind::InlineAsm => "inline assembly: its outputs are arbitrary",
         ApproxKind::FunctionPointer => "call through a function pointer with no known target: its result is arbitrary",
         ApproxKind::UnsupportedConstruct => "construct the lowering does not express: verdicts that depend on it are unknown",

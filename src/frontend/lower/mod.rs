@@ -36,6 +36,7 @@ mod bitlocks;
 mod calls;
 mod constant_pointers;
 mod context;
+mod external;
 pub(crate) mod expr;
 mod layout;
 mod locks;

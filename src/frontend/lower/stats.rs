@@ -64,7 +64,8 @@ pub struct LoweringStats {
     /// Addresses of scalars and arrays passed to a kernel function model
     /// that keeps no pointer, kept in their own regions instead of merged.
     pub unescaped_arguments: usize,
-    /// Functions called without body or model.
+    /// Functions called without body or model, and modelled functions
+    /// that call back into the driver (`calls-back`).
     pub external_functions: BTreeSet<String>,
     /// Functions called whose model (not body) the lowering used.
     pub modelled_functions: BTreeSet<String>,
