@@ -60,12 +60,14 @@ pub struct SvcompArgs {
     /// undecided is unknown.
     #[arg(long, value_name = "SECONDS", default_value = "50")]
     pub time_limit: u64,
-    /// Iterations of `main`'s own loops in the search for a witness (its
-    /// threads are often started in a loop; races after it are found only
-    /// past it). A bound limits what is found, never a `true`.
+    /// Iterations of the loops `main`'s thread runs (in `main` and the
+    /// functions it calls) in the second search for a witness, made when
+    /// the first confirmed nothing (threads are often started in a loop;
+    /// races after it are found only past it). A bound limits what is
+    /// found, never a `true`.
     #[arg(long, value_name = "N", default_value = "64")]
     pub main_unroll: u32,
-    /// Iterations of every loop in the second search for a witness, made
+    /// Iterations of every loop in the third search for a witness, made
     /// when the first (loops unrolled twice) found nothing.
     #[arg(long, value_name = "N", default_value = "11")]
     pub retry_unroll: u32,
