@@ -55,8 +55,9 @@ pub struct Bounds {
     pub k: u32,
     /// Iterations of every loop, per entry into it.
     pub unroll: u32,
-    /// Iterations of the loops of the procedure init runs
-    /// ([`super::Options::main_unroll`]); its callees keep `unroll`.
+    /// Iterations of every loop the thread running the init entry point
+    /// (`main`) runs, in it and in the functions it calls
+    /// ([`super::Options::main_unroll`]).
     pub init_unroll: u32,
     /// Nested inlined calls.
     pub inline_depth: u32,
@@ -487,8 +488,8 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// The expansion of a procedure, made once per procedure; every use
-    /// counts its commands against the budget.
+    /// The expansion of a procedure for `who`, made once per procedure and
+    /// bound; every use counts its commands against the budget.
     fn expansion(&mut self, who: Who, p: ProcId) -> Option<Rc<Expansion>> {
         let wide = self.init_who == Some(who) && self.bounds.init_unroll > self.bounds.unroll;
         let made = match self.expansions.get(&(p, wide)) {

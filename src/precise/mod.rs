@@ -71,11 +71,11 @@ pub struct Options {
     pub k: u32,
     /// Loop iterations per entry into the loop.
     pub unroll: u32,
-    /// In program-start mode, iterations of the init entry point's own
-    /// loops (`main`'s; the functions it calls keep `unroll`), when above
-    /// `unroll`: programs start their threads in loops of main, and races
-    /// after those loops are reached only past them. Only limits what is
-    /// found. 0: as `unroll`.
+    /// In program-start mode, iterations of the loops the thread running
+    /// the init entry point (`main`) runs, in it and in the functions it
+    /// calls, when above `unroll`: programs start their threads in loops of
+    /// main, and races after those loops are reached only past them. Only
+    /// limits what is found. 0: as `unroll`.
     #[serde(default)]
     pub main_unroll: u32,
     /// Nested inlined calls.
