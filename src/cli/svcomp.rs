@@ -60,6 +60,17 @@ pub struct SvcompArgs {
     /// undecided is unknown.
     #[arg(long, value_name = "SECONDS", default_value = "50")]
     pub time_limit: u64,
+    /// Iterations of the loops `main`'s thread runs (in `main` and the
+    /// functions it calls) in the second search for a witness, made when
+    /// the first confirmed nothing (threads are often started in a loop;
+    /// races after it are found only past it). A bound limits what is
+    /// found, never a `true`.
+    #[arg(long, value_name = "N", default_value = "64")]
+    pub main_unroll: u32,
+    /// Iterations of every loop in the third search for a witness, made
+    /// when the first (loops unrolled twice) found nothing.
+    #[arg(long, value_name = "N", default_value = "11")]
+    pub retry_unroll: u32,
     /// Print the pairs' verdicts to stderr.
     #[arg(long, short = 'v')]
     pub verbose: bool,
@@ -326,22 +337,43 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         strict: true,
         ..crate::precise::Options::default()
     };
-    let mut results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &precise_options);
-    // Nothing found within the default bounds and nothing undecided: one
-    // more search with loops unrolled further, while time remains (SV-COMP
-    // programs often initialise arrays of a few locks or slots in a loop
-    // before starting their threads). Bounds only limit what is found.
+    let mut used = precise_options.clone();
+    let mut results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &used);
+    let confirmed = |rs: &[crate::precise::PrecisePair]| rs.iter().flat_map(|p| p.regions.iter()).any(|(_, v)| matches!(v, crate::precise::PreciseVerdict::Confirmed(_)));
     let searched_out = |rs: &[crate::precise::PrecisePair]| {
         rs.iter().flat_map(|p| p.regions.iter()).all(|(_, v)| !matches!(v, crate::precise::PreciseVerdict::Confirmed(_) | crate::precise::PreciseVerdict::Unknown(_)))
     };
+    let first_searched_out = searched_out(&results);
+    // Nothing confirmed: a search with the loops main's thread runs
+    // unrolled further (threads are often started, or a value computed,
+    // in a loop of main before the racing access), while time remains. It
+    // comes second because a wider main gives the solver more to choose
+    // from: a witness the first search finds and replays stays found.
     let now = std::time::Instant::now();
-    if searched_out(&results) && now + Duration::from_secs(2) < deadline {
+    if !confirmed(&results) && args.main_unroll > used.unroll && now + Duration::from_secs(2) < deadline {
+        let wide = crate::precise::Options {
+            main_unroll: args.main_unroll,
+            deadline: Some(deadline.min(now + RETRY_BUDGET)),
+            ..precise_options.clone()
+        };
+        results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &wide);
+        used = wide;
+    }
+    // Nothing found within the default bounds and nothing undecided: one
+    // more search with every loop unrolled further, while time remains
+    // (SV-COMP programs often initialise arrays of a few locks or slots in
+    // a loop before starting their threads). Bounds only limit what is
+    // found.
+    let now = std::time::Instant::now();
+    if first_searched_out && !confirmed(&results) && now + Duration::from_secs(2) < deadline {
         let deeper = crate::precise::Options {
-            unroll: RETRY_UNROLL,
+            unroll: args.retry_unroll,
+            main_unroll: args.main_unroll,
             deadline: Some(deadline.min(now + RETRY_BUDGET)),
             ..precise_options.clone()
         };
         results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &deeper);
+        used = deeper;
     }
     let mut undecided = None;
     for (p, v) in results.iter().flat_map(|p| p.regions.iter().map(move |(r, v)| (p, (r, v)))) {
@@ -354,6 +386,7 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
                 }
                 lines.push("  interleaving:".into());
                 lines.extend(w.steps.iter().filter(|s| s.event != "line").map(|s| format!("    {}", super::precise::step_text(s))));
+                lines.push(format!("  within the bounds: {}", crate::precise::bounds_text(&used)));
                 return SvVerdict::False(lines);
             }
             crate::precise::PreciseVerdict::Unknown(u) if args.verbose || undecided.is_none() => {
@@ -371,10 +404,7 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
     })
 }
 
-/// Loop iterations per entry of the precise phase's second search.
-const RETRY_UNROLL: u32 = 11;
-
-/// The time the second search may take (within the task's deadline).
+/// The time each further search may take (within the task's deadline).
 const RETRY_BUDGET: Duration = Duration::from_secs(8);
 
 /// The entry points that run at most once in any execution: `main` (unless

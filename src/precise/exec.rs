@@ -55,6 +55,10 @@ pub struct Bounds {
     pub k: u32,
     /// Iterations of every loop, per entry into it.
     pub unroll: u32,
+    /// Iterations of every loop the thread running the init entry point
+    /// (`main`) runs, in it and in the functions it calls
+    /// ([`super::Options::main_unroll`]).
+    pub init_unroll: u32,
     /// Nested inlined calls.
     pub inline_depth: u32,
     /// Commands in the expansion of the whole pair; past it the pair is
@@ -194,8 +198,10 @@ pub struct Exec<'a> {
     pub(super) checked: BTreeSet<crate::ir::RegionId>,
     pub(super) strict: bool,
     pub(super) bounds: Bounds,
-    /// Each procedure's expansion, made once (`None`: too large).
-    expansions: HashMap<ProcId, Option<Rc<Expansion>>>,
+    /// Each procedure's expansion, made once per unrolling bound (`None`:
+    /// too large); keyed by the procedure and whether init's thread runs
+    /// it (`init_unroll`).
+    expansions: HashMap<(ProcId, bool), Option<Rc<Expansion>>>,
     fresh: usize,
     commands: usize,
     pub(super) stamps: i128,
@@ -232,6 +238,12 @@ pub struct Exec<'a> {
     pub program_start: bool,
     /// In program-start mode, the havocked variables used as addresses.
     pub(super) address_havocs: Option<std::rc::Rc<std::collections::HashSet<VarId>>>,
+    /// The init entry point's procedure (`main`): the thread that runs it
+    /// (init, or a thread of the pair when main is in the pair) unrolls its
+    /// loops, and those of the functions it calls, to `init_unroll`.
+    pub(super) init_entry: Option<ProcId>,
+    /// The thread running `init_entry`.
+    init_who: Option<Who>,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -298,6 +310,8 @@ impl<'a> Exec<'a> {
             site: Site::Thread(Who::Init, 0),
             pair_names: [String::new(), String::new()],
             live_closure: Default::default(),
+            init_entry: None,
+            init_who: None,
             ends: HashMap::new(),
             starts: HashMap::new(),
             waits: Vec::new(),
@@ -419,6 +433,9 @@ impl<'a> Exec<'a> {
         let mut st = State { env: HashMap::new(), round };
         let mut reach = self.t.bool(true);
         let name = self.program.procedures[entry].name.clone();
+        if self.init_entry == Some(entry) {
+            self.init_who = Some(who);
+        }
         let mut stage = 0;
         self.site = Site::Thread(who, stage);
         if who != Who::Init {
@@ -471,14 +488,15 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// The expansion of a procedure, made once per procedure; every use
-    /// counts its commands against the budget.
-    fn expansion(&mut self, p: ProcId) -> Option<Rc<Expansion>> {
-        let made = match self.expansions.get(&p) {
+    /// The expansion of a procedure for `who`, made once per procedure and
+    /// bound; every use counts its commands against the budget.
+    fn expansion(&mut self, who: Who, p: ProcId) -> Option<Rc<Expansion>> {
+        let wide = self.init_who == Some(who) && self.bounds.init_unroll > self.bounds.unroll;
+        let made = match self.expansions.get(&(p, wide)) {
             Some(e) => e.clone(),
             None => {
-                let e = expand(self.program, p, self.bounds).map(Rc::new);
-                self.expansions.insert(p, e.clone());
+                let e = self.expand_bounded(p, wide).map(Rc::new);
+                self.expansions.insert((p, wide), e.clone());
                 e
             }
         };
@@ -488,6 +506,21 @@ impl<'a> Exec<'a> {
             return None;
         }
         made
+    }
+}
+
+impl Exec<'_> {
+    /// Expands `p` to the bounds; in init's thread (`wide`) to
+    /// `init_unroll` when that expansion takes at most a quarter of the
+    /// command budget (else to `unroll`: nested loops multiply).
+    fn expand_bounded(&self, p: ProcId, wide: bool) -> Option<Expansion> {
+        if wide {
+            let wide = Bounds { unroll: self.bounds.init_unroll, max_commands: self.bounds.max_commands / 4, ..self.bounds };
+            if let Some(e) = expand(self.program, p, wide) {
+                return Some(e);
+            }
+        }
+        expand(self.program, p, self.bounds)
     }
 }
 
@@ -597,7 +630,7 @@ impl<'a> Exec<'a> {
             self.record(Choice::Results(results.clone()));
             return (st, reach, results);
         }
-        let Some(expansion) = self.expansion(p) else {
+        let Some(expansion) = self.expansion(who, p) else {
             let results = fresh_results(self);
             self.record(Choice::Results(results.clone()));
             return (st, reach, results);

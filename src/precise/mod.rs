@@ -71,6 +71,13 @@ pub struct Options {
     pub k: u32,
     /// Loop iterations per entry into the loop.
     pub unroll: u32,
+    /// In program-start mode, iterations of the loops the thread running
+    /// the init entry point (`main`) runs, in it and in the functions it
+    /// calls, when above `unroll`: programs start their threads in loops of
+    /// main, and races after those loops are reached only past them. Only
+    /// limits what is found. 0: as `unroll`.
+    #[serde(default)]
+    pub main_unroll: u32,
     /// Nested inlined calls.
     pub inline_depth: u32,
     /// Where threads may be switched.
@@ -106,6 +113,7 @@ impl Default for Options {
         Options {
             k: 2,
             unroll: 2,
+            main_unroll: 0,
             inline_depth: 8,
             yields: YieldMode::Mr,
             strict: false,
@@ -167,7 +175,8 @@ pub struct PrecisePair {
 
 /// The bounds a verdict holds within, for reports.
 pub fn bounds_text(o: &Options) -> String {
-    format!("K={}, unroll {}, inline depth {}, yields {}{}", o.k, o.unroll, o.inline_depth, o.yields.as_str(), if o.strict { ", strict" } else { "" })
+    let main = if o.program_start && o.main_unroll > o.unroll { format!(", main's loops unrolled {}", o.main_unroll) } else { String::new() };
+    format!("K={}, unroll {}{main}, inline depth {}, yields {}{}", o.k, o.unroll, o.inline_depth, o.yields.as_str(), if o.strict { ", strict" } else { "" })
 }
 
 /// Runs the precise phase on every pair whose lockset verdict has an
@@ -184,6 +193,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let init_fits = init.is_some_and(|p| {
         let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false, Default::default()), BTreeSet::new(), false, bounds(options));
         e.program_start = options.program_start;
+        e.init_entry = Some(p);
         e.thread(Who::Init, p, &[], false);
         // In program-start mode init may halt at a loop bound.
         let allowed = |h: &Hit| matches!(h, Hit::AssumedLive(..)) || (options.program_start && matches!(h, Hit::Unroll(..)));
@@ -278,7 +288,8 @@ struct Setup<'a> {
 }
 
 fn bounds(o: &Options) -> Bounds {
-    Bounds { k: o.k.max(1), unroll: o.unroll, inline_depth: o.inline_depth, max_commands: o.max_commands }
+    let init_unroll = if o.program_start { o.main_unroll.max(o.unroll) } else { o.unroll };
+    Bounds { k: o.k.max(1), unroll: o.unroll, init_unroll, inline_depth: o.inline_depth, max_commands: o.max_commands }
 }
 
 fn policy(o: &Options, proven: BTreeSet<RegionId>, pair_proven: bool, threads: [yields::Footprint; 2]) -> yields::YieldPolicy {
@@ -345,6 +356,7 @@ impl Setup<'_> {
                 bounds(self.options),
             );
             exec.program_start = self.options.program_start;
+            exec.init_entry = self.init;
             exec.separate_globals();
             exec.set_pair(&first.name, &second.name, self.closure.clone());
             if let (Some(init), true) = (self.init, run_init) {

@@ -47,7 +47,7 @@ fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(
         let private = BTreeSet::<Cell>::new();
         let threads = [Footprint::of(program, a, &[]), Footprint::of(program, b, &[])];
         let policy = YieldPolicy::new(YieldMode::All, BTreeSet::new(), false, threads);
-        let bounds = Bounds { k: K, unroll: 2, inline_depth: 4, max_commands: 10_000 };
+        let bounds = Bounds { k: K, unroll: 2, init_unroll: 2, inline_depth: 4, max_commands: 10_000 };
         let mut exec = Exec::new(program, Memory::new(K, private, true), policy, BTreeSet::from([r]), false, bounds);
         exec.separate_globals();
         exec.thread(Who::T1, a, &[], false);
@@ -139,7 +139,7 @@ fn a_witness_reaching_an_object_through_an_argument_is_rejected_and_refined_away
         let private = BTreeSet::<Cell>::new();
         let threads = [Footprint::of(&program, w, &[]), Footprint::of(&program, rd, &[])];
         let policy = YieldPolicy::new(YieldMode::All, BTreeSet::new(), false, threads);
-        let bounds = Bounds { k: K, unroll: 2, inline_depth: 4, max_commands: 10_000 };
+        let bounds = Bounds { k: K, unroll: 2, init_unroll: 2, inline_depth: 4, max_commands: 10_000 };
         let mut exec = Exec::new(&program, Memory::new(K, private, true), policy, BTreeSet::from([r]), false, bounds);
         exec.separate_globals();
         exec.thread(Who::T1, w, &[], false);
