@@ -18,7 +18,8 @@
 //! V is in the translation unit, and none of its uses writes it or lets a
 //! pointer to it escape, so V holds its initial value in every execution
 //! (a write through a stray pointer is undefined behaviour, outside the
-//! race property). Kernel modules are not whole programs (another file of
+//! race property). The same holds of a parameter: every call of F is in
+//! the program and seen, so P holds one of the designators passed there. Kernel modules are not whole programs (another file of
 //! the kernel may write a non-static global): the rule is off for them, and
 //! their results do not change.
 
@@ -49,6 +50,7 @@ impl ConstantPointers {
                 true
             });
         }
+        parameter_candidates(tus, &mut candidates);
         if candidates.is_empty() {
             return (ConstantPointers::default(), Vec::new());
         }
@@ -102,9 +104,100 @@ fn callee_variable(c: Cursor<'_>) -> Option<Cursor<'_>> {
         CursorKind::UnaryOperator if c.unary_operator() == crate::frontend::clang::UnaryOperator::Deref => {
             callee_variable(*c.children().last()?)
         }
-        CursorKind::DeclRefExpr => c.referenced().filter(|v| v.kind() == CursorKind::VarDecl),
+        CursorKind::DeclRefExpr => c.referenced().filter(|v| matches!(v.kind(), CursorKind::VarDecl | CursorKind::ParmDecl)),
         _ => None,
     }
+}
+
+/// The function a callee expression names directly: `F`, `(F)`.
+fn callee_function(c: Cursor<'_>) -> Option<Cursor<'_>> {
+    match c.kind() {
+        CursorKind::ParenExpr | CursorKind::UnexposedExpr => callee_function(*c.children().last()?),
+        CursorKind::DeclRefExpr => c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl),
+        _ => None,
+    }
+}
+
+/// What the direct calls of one function pass: per call, per argument,
+/// the functions named when the argument is function designators only.
+type PassedFunctions<'t> = Vec<Vec<Option<Vec<Cursor<'t>>>>>;
+
+/// Adds to `candidates` the function-pointer parameters of functions that
+/// are only ever called directly and are passed function designators only
+/// at that position by every call (the uses of the parameters themselves
+/// are checked by the caller, like a global's).
+fn parameter_candidates<'t>(tus: &[&'t TranslationUnit<'t>], candidates: &mut HashMap<String, Vec<Cursor<'t>>>) {
+    let mut calls: HashMap<String, PassedFunctions<'t>> = HashMap::new();
+    let mut uses: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut definitions: Vec<Cursor<'t>> = Vec::new();
+    for tu in tus {
+        tu.root().for_each_child(|top| {
+            if top.kind() == CursorKind::FunctionDecl && top.is_definition() {
+                definitions.push(top);
+            }
+            true
+        });
+        direct_calls(tu.root(), &mut calls, &mut uses);
+    }
+    for f in definitions {
+        let usr = f.usr();
+        let (all, callee) = uses.get(&usr).copied().unwrap_or((0, 0));
+        if usr.is_empty() || all == 0 || all != callee {
+            continue;
+        }
+        let Some(sites) = calls.get(&usr) else { continue };
+        for (i, p) in f.arguments().iter().enumerate() {
+            let param_usr = p.usr();
+            if param_usr.is_empty() || !p.ty().is_function_pointer() {
+                continue;
+            }
+            let mut refs: Vec<Cursor<'t>> = Vec::new();
+            let mut constant = true;
+            for site in sites {
+                match site.get(i) {
+                    Some(Some(named)) if !named.is_empty() => {
+                        for n in named {
+                            if !refs.contains(n) {
+                                refs.push(*n);
+                            }
+                        }
+                    }
+                    _ => constant = false,
+                }
+            }
+            if constant && !refs.is_empty() {
+                candidates.insert(param_usr, refs);
+            }
+        }
+    }
+}
+
+/// Records every direct call's function-designator arguments, and counts
+/// each function's uses and the uses that are a call's callee.
+fn direct_calls<'t>(c: Cursor<'t>, calls: &mut HashMap<String, PassedFunctions<'t>>, uses: &mut HashMap<String, (usize, usize)>) {
+    match c.kind() {
+        CursorKind::DeclRefExpr => {
+            if let Some(f) = c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl) {
+                uses.entry(f.usr()).or_default().0 += 1;
+            }
+        }
+        CursorKind::CallExpr => {
+            if let Some(f) = c.children().first().and_then(|callee| callee_function(*callee)) {
+                uses.entry(f.usr()).or_default().1 += 1;
+                let passed = c
+                    .arguments()
+                    .iter()
+                    .map(|a| only_functions(*a).then(|| crate::frontend::entry_points::function_refs(*a)))
+                    .collect();
+                calls.entry(f.usr()).or_default().push(passed);
+            }
+        }
+        _ => {}
+    }
+    c.for_each_child(|child| {
+        direct_calls(child, calls, uses);
+        true
+    });
 }
 
 /// Counts, for each candidate, its uses and the uses that are a call's
