@@ -173,6 +173,8 @@ struct MakesLiveXml {
     function: String,
     #[serde(rename = "@makes", default)]
     makes: Option<String>,
+    #[serde(rename = "@when", default)]
+    when: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
 }
@@ -225,6 +227,10 @@ pub enum Makes {
 pub struct MakesLive {
     /// Which callbacks.
     pub makes: Makes,
+    /// Only on the paths where the call returned 0 (`when="returns-zero"`):
+    /// a registration that fails publishes nothing, so its callbacks are
+    /// not live after a non-zero return.
+    pub on_zero: bool,
     /// Why (the 6.12 mechanism).
     pub reason: String,
 }
@@ -427,7 +433,12 @@ impl KernelModels {
         }
         for m in xml.makes_live {
             let makes = makes(&m.function, m.makes.as_deref())?;
-            insert(&mut self.makes_live, "makes-live", m.function, MakesLive { makes, reason: m.reason })?;
+            let on_zero = match m.when.as_deref() {
+                None | Some("always") => false,
+                Some("returns-zero") => true,
+                Some(w) => return Err(format!("makes-live `{}`: `when` must be always or returns-zero (got `{w}`)", m.function)),
+            };
+            insert(&mut self.makes_live, "makes-live", m.function, MakesLive { makes, on_zero, reason: m.reason })?;
         }
         for m in xml.makes_nothing_live {
             insert(&mut self.makes_nothing_live, "makes-nothing-live", m.function, m.reason)?;

@@ -53,7 +53,11 @@
 //!   its base points into;
 //! - a value no thread computed is an address above every C pointer value
 //!   (where only objects lie) of an object the run allocates only later:
-//!   nothing can hold the address of an object before it is allocated.
+//!   nothing can hold the address of an object before it is allocated;
+//! - an ordering comparison of an object's address with a bound in the
+//!   last page of the address space (IS_ERR's `(unsigned long)-MAX_ERRNO`,
+//!   computed with C's wrap-around) answers as if the object lay in that
+//!   page, where only error pointers are (include/linux/err.h).
 //!
 //! The race is reproduced when the checked access runs at the witness's
 //! site, its thread is suspended by the yield behind it and resumes in

@@ -85,7 +85,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             if models.makes_live.contains_key(&name) && !self.b.is_terminated() {
                 let span = Some(self.span(c));
                 let targets = self.live_targets(&name, &args);
-                self.b.push(Command::MakeLive { function: name, targets, assumed: false, span });
+                return self.make_live_after(name, targets, span, value);
             }
             return value;
         }
@@ -110,7 +110,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 None => self.unknown_call(c, &name, &args),
             };
             if !self.b.is_terminated() {
-                self.b.push(Command::MakeLive { function: name, targets, assumed: false, span });
+                return self.make_live_after(name, targets, span, value);
             }
             return value;
         }
@@ -147,6 +147,28 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             return self.procedure_call(c, procedure, &args);
         }
         self.external_call(c, &name, &args)
+    }
+
+    /// Makes the callbacks of the `makes-live` function `name` live after
+    /// its call returned `value`: on every path, or, for a model with
+    /// `when="returns-zero"`, only on the path where `value` is 0 (a failed
+    /// registration publishes nothing). Returns the call's value.
+    fn make_live_after(&mut self, name: String, targets: Option<Vec<String>>, span: Option<crate::diagnostics::Span>, value: Expr) -> Expr {
+        if !self.s.models.makes_live.get(&name).is_some_and(|m| m.on_zero) {
+            self.b.push(Command::MakeLive { function: name, targets, assumed: false, span });
+            return value;
+        }
+        let result = self.tmp();
+        self.b.assign(result, value, None);
+        let join = self.b.new_block();
+        let (zero, failed) = self.b.branch(Expr::eq(Expr::var(result), Expr::int(0)), span.clone());
+        self.b.switch_to(zero);
+        self.b.push(Command::MakeLive { function: name, targets, assumed: false, span });
+        self.b.goto([join]);
+        self.b.switch_to(failed);
+        self.b.goto([join]);
+        self.b.switch_to(join);
+        Expr::var(result)
     }
 
     /// Evaluates arguments left to right.

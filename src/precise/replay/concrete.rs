@@ -253,6 +253,38 @@ impl Interp<'_, '_, '_, '_> {
                 self.not_into_pair_object(v, "an uninterpreted function's value (a drvdata getter)", Some(t))?;
             }
         }
+        // An object never lies in the last page of the address space,
+        // where the error pointers are (include/linux/err.h: IS_ERR_VALUE
+        // is `x >= (unsigned long)-MAX_ERRNO`, and ERR_PTR's values are no
+        // object's): an object's address (HEAP and above, past every C
+        // pointer value) compared with a bound in that page is below it.
+        // The operands are computed with C's wrap-around (the lowering's
+        // `wrap_u64(-4095)` is uninterpreted, so the model may give it any
+        // value); a model whose comparison answers otherwise is no kernel
+        // execution.
+        let mut compared = Vec::new();
+        ordered_comparisons(e, &mut compared);
+        for (op, a, b) in compared {
+            let concrete = |x: &crate::ir::Expr| concrete_int(program, &values, x);
+            let (Some(x), Some(y)) = (concrete(a), concrete(b)) else { continue };
+            // Only an address into an object of this run: other integers
+            // above every C pointer value (a counter the model starts
+            // high, tested by the lowering's own range checks) are no
+            // object's.
+            let object = |v: i128| in_heap(v) && self.objects.iter().any(|o| v >= o.base && v < o.base + STRIDE);
+            let kernel = match (object(x) && in_error_page(y), object(y) && in_error_page(x)) {
+                // x below y.
+                (true, _) => matches!(op, crate::ir::BinaryOp::Lt | crate::ir::BinaryOp::Le),
+                // y below x.
+                (_, true) => matches!(op, crate::ir::BinaryOp::Gt | crate::ir::BinaryOp::Ge),
+                _ => continue,
+            };
+            let comparison = crate::ir::Expr::Binary(op, Box::new(a.clone()), Box::new(b.clone()));
+            let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], &comparison);
+            if self.oracle.bool(t) != Some(kernel) {
+                return reject("the witness places an object in the error pointers' page (IS_ERR of an object's address is false in the kernel)");
+            }
+        }
         let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);
         if self.start.is_some() && applies_function(self.oracle.terms, t) {
             // A bit operation, a wrap-around or another function the
@@ -272,6 +304,103 @@ impl Interp<'_, '_, '_, '_> {
                 Ok(x)
             }
         }
+    }
+}
+
+/// Whether a value is the bound of the error pointers' page as an
+/// unsigned long: `(unsigned long)-MAX_ERRNO` (IS_ERR_VALUE's `>=`,
+/// include/linux/err.h) or one below it (a `>` against `-MAX_ERRNO - 1`).
+/// The page's other values are left out: `(1 << 64) - 1` is also the bound
+/// of the lowering's own range check of every u64 result.
+fn in_error_page(value: i128) -> bool {
+    const MAX_ERRNO: i128 = 4095;
+    value == (1i128 << 64) - MAX_ERRNO || value == (1i128 << 64) - MAX_ERRNO - 1
+}
+
+/// The ordering comparisons (`<`, `<=`, `>`, `>=`) an expression
+/// evaluates, with their operands: the arms of an `if then else` are left
+/// out (only one of them is evaluated), its condition is not.
+fn ordered_comparisons<'e>(e: &'e crate::ir::Expr, out: &mut Vec<(crate::ir::BinaryOp, &'e crate::ir::Expr, &'e crate::ir::Expr)>) {
+    use crate::ir::{BinaryOp, Expr};
+    match e {
+        Expr::Binary(op, a, b) => {
+            if matches!(op, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge) {
+                out.push((*op, a, b));
+            }
+            ordered_comparisons(a, out);
+            ordered_comparisons(b, out);
+        }
+        Expr::Unary(_, a) => ordered_comparisons(a, out),
+        Expr::Ite(c, _, _) => ordered_comparisons(c, out),
+        Expr::Apply(_, args) => args.iter().for_each(|a| ordered_comparisons(a, out)),
+        Expr::Int(_) | Expr::Bool(_) | Expr::Var(_) => {}
+    }
+}
+
+/// The value of an integer expression as C computes it, from the
+/// variables' concrete values: the lowering's `wrap_uN`/`wrap_sN` wrap
+/// around; any other uninterpreted function, a division or a boolean
+/// gives `None`.
+fn concrete_int(program: &Program, values: &HashMap<VarId, i128>, e: &crate::ir::Expr) -> Option<i128> {
+    use crate::ir::{BinaryOp, Expr, UnaryOp};
+    match e {
+        Expr::Int(v) => Some(*v),
+        Expr::Var(v) => values.get(v).copied(),
+        Expr::Unary(UnaryOp::Neg, a) => concrete_int(program, values, a)?.checked_neg(),
+        Expr::Binary(op, a, b) => {
+            let (x, y) = (concrete_int(program, values, a)?, concrete_int(program, values, b)?);
+            match op {
+                BinaryOp::Add => x.checked_add(y),
+                BinaryOp::Sub => x.checked_sub(y),
+                BinaryOp::Mul => x.checked_mul(y),
+                _ => None,
+            }
+        }
+        Expr::Ite(c, a, b) => {
+            if concrete_bool(program, values, c)? {
+                concrete_int(program, values, a)
+            } else {
+                concrete_int(program, values, b)
+            }
+        }
+        Expr::Apply(f, args) if args.len() == 1 => {
+            let name = &program.functions[*f].name;
+            let (signed, bits) = match (name.strip_prefix("wrap_u"), name.strip_prefix("wrap_s")) {
+                (Some(b), _) => (false, b.parse::<u32>().ok()?),
+                (_, Some(b)) => (true, b.parse::<u32>().ok()?),
+                _ => return None,
+            };
+            if !(1..=64).contains(&bits) {
+                return None;
+            }
+            let x = concrete_int(program, values, &args[0])?;
+            let m = 1i128 << bits;
+            let r = x.rem_euclid(m);
+            Some(if signed && r >= m / 2 { r - m } else { r })
+        }
+        _ => None,
+    }
+}
+
+/// The value of a boolean expression as C computes it ([`concrete_int`]).
+fn concrete_bool(program: &Program, values: &HashMap<VarId, i128>, e: &crate::ir::Expr) -> Option<bool> {
+    use crate::ir::{BinaryOp, Expr, UnaryOp};
+    match e {
+        Expr::Bool(b) => Some(*b),
+        Expr::Var(v) => values.get(v).map(|x| *x != 0),
+        Expr::Unary(UnaryOp::Not, a) => concrete_bool(program, values, a).map(|b| !b),
+        Expr::Binary(BinaryOp::And, a, b) => Some(concrete_bool(program, values, a)? && concrete_bool(program, values, b)?),
+        Expr::Binary(BinaryOp::Or, a, b) => Some(concrete_bool(program, values, a)? || concrete_bool(program, values, b)?),
+        Expr::Binary(op @ (BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge), a, b) => {
+            let (x, y) = (concrete_int(program, values, a)?, concrete_int(program, values, b)?);
+            Some(match op {
+                BinaryOp::Lt => x < y,
+                BinaryOp::Le => x <= y,
+                BinaryOp::Gt => x > y,
+                _ => x >= y,
+            })
+        }
+        _ => None,
     }
 }
 
