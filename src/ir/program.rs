@@ -368,8 +368,9 @@ pub struct Program {
     pub lock_keys: std::collections::BTreeMap<LockId, std::collections::BTreeSet<String>>,
     /// The spans of the calls whose stores are assumed, not known: a
     /// function with neither body nor model may write through its
-    /// pointer arguments (src/frontend/lower/calls.rs), with the
-    /// function's name. The lockset phase checks those stores like any
+    /// pointer arguments (src/frontend/lower/external.rs), and a model's
+    /// `may="true"` write happens only on some paths; with the function's
+    /// name. The lockset phase checks those stores like any
     /// other; the precise phase never confirms a race on one.
     pub assumed_writes: std::collections::BTreeMap<Span, String>,
 }

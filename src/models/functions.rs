@@ -100,6 +100,11 @@ pub struct MemoryEffect {
     /// Only this field of the pointed-to record (`field="in"`): the
     /// function touches that field and no other.
     pub field: Option<String>,
+    /// A write the function makes only on some paths (`may="true"`, such
+    /// as `mii_check_media`'s store of `full_duplex` only when the duplex
+    /// changed): checked by the lockset phase, never the ground of a
+    /// confirmed race.
+    pub may: bool,
 }
 
 /// The kind of an atomic access.
@@ -233,6 +238,8 @@ struct EffectXml {
     extent: Option<String>,
     #[serde(rename = "@field")]
     field: Option<String>,
+    #[serde(rename = "@may")]
+    may: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -308,7 +315,15 @@ fn memory_effect(context: &str, what: &str, e: &EffectXml) -> Result<MemoryEffec
     match (&e.field, extent) {
         (Some(f), _) if f.is_empty() || f.contains('.') => Err(format!("{context}: field `{f}` is not one field name")),
         (Some(_), Extent::SizeArg(_) | Extent::Unbounded) => Err(format!("{context}: field excludes size-arg and extent")),
-        _ => Ok(MemoryEffect { arg: e.arg, extent, field: e.field.clone() }),
+        _ => {
+            let may = match (e.may.as_deref(), what) {
+                (None | Some("false"), _) => false,
+                (Some("true"), "writes") => true,
+                (Some("true"), _) => return Err(format!("{context}: may is only for <writes>")),
+                (Some(other), _) => return Err(format!("{context}: may must be true or false, not `{other}`")),
+            };
+            Ok(MemoryEffect { arg: e.arg, extent, field: e.field.clone(), may })
+        }
     }
 }
 
@@ -418,8 +433,8 @@ mod tests {
         )
         .unwrap();
         let memcpy = &m.functions["memcpy"];
-        assert_eq!(memcpy.writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2), field: None }]);
-        assert_eq!(memcpy.reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2), field: None }]);
+        assert_eq!(memcpy.writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2), field: None, may: false }]);
+        assert_eq!(memcpy.reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2), field: None, may: false }]);
         assert_eq!(memcpy.returns, ReturnModel::Arg(0));
         assert_eq!(m.functions["strcat"].reads.len(), 2);
         let add = &m.functions["atomic_add"];

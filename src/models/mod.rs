@@ -668,9 +668,9 @@ mod tests {
         for macro_name in ["kmalloc", "kzalloc", "kcalloc", "alloc_etherdev", "test_bit", "__set_bit", "dev_err", "strscpy"] {
             assert!(!m.replaces(macro_name), "{macro_name} is a macro in 6.12: model what it expands to");
         }
-        assert_eq!(f("copy_from_user").writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2), field: None }]);
+        assert_eq!(f("copy_from_user").writes, vec![MemoryEffect { arg: 0, extent: Extent::SizeArg(2), field: None, may: false }]);
         assert!(f("copy_from_user").reads.is_empty());
-        assert_eq!(f("copy_to_user").reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2), field: None }]);
+        assert_eq!(f("copy_to_user").reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2), field: None, may: false }]);
         assert_eq!(f("memset").returns, ReturnModel::Arg(0));
         let inc = AtomicValue { op: AtomicOp::Inc, returns: AtomicResult::None };
         assert_eq!(f("atomic_inc").atomics, vec![AtomicEffect { arg: 0, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: Some(inc) }]);

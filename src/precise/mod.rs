@@ -538,7 +538,7 @@ impl Setup<'_> {
             // or model is no confirmation: the function may write nothing.
             (replay::Outcome::Reproduced, _) => match assumed_access(self.program, &w) {
                 Some(function) => Attempt::Verdict(PreciseVerdict::Unknown(format!(
-                    "the race rests on a write assumed of `{function}` (no body or model: it may write through its pointer arguments)"
+                    "the race rests on a write `{function}` may not make (no body or model, or a conditional write of its model)"
                 ))),
                 None => Attempt::Verdict(PreciseVerdict::Confirmed(Box::new(w))),
             },

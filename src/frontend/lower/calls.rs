@@ -610,6 +610,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         for effect in &model.writes {
             self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), &[], true, AccessKind::Plain, span.clone());
         }
+        // A conditional write (`may="true"`) may not happen: no race on the
+        // call's writes is confirmed.
+        if let (true, Some(span)) = (model.writes.iter().any(|e| e.may), span.clone()) {
+            self.b.program().assumed_writes.insert(span, model.name.clone());
+        }
         // The result of the one atomic access with a value operation, when
         // its value could be lowered exactly.
         let mut atomic_result = None;
