@@ -22,6 +22,7 @@ mod sarif;
 mod summary;
 mod svcomp;
 mod svcomp_exits;
+mod svcomp_order;
 mod svcomp_witness;
 mod xml;
 

@@ -302,6 +302,19 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         let names: Vec<&str> = program.entry_points.values().map(|e| e.name.as_str()).collect();
         pairs.retain(|p| p.first != p.second || !once.contains(names[p.first]));
     }
+    // Two threads that `main` runs one after the other (it joins the one
+    // before it creates the other) never run concurrently.
+    let main = called.init_entry_point().map(|e| e.function.clone()).filter(|m| !called.called_directly.contains(m));
+    if let Some(main) = main.and_then(|m| program.entry_points.values().find(|e| e.name == m).map(|e| e.procedure)) {
+        let sequential = super::svcomp_order::sequential_pairs(program, main);
+        if args.verbose {
+            let names: Vec<&str> = program.entry_points.values().map(|e| e.name.as_str()).collect();
+            for (a, b) in &sequential {
+                eprintln!("{} / {}: not paired: main ends one before it starts the other", names[*a], names[*b]);
+            }
+        }
+        pairs.retain(|p| !sequential.contains(&(p.first, p.second)));
+    }
     let deadline = std::time::Instant::now() + Duration::from_secs(args.time_limit.max(1));
     let options = Options {
         timeout: Duration::from_secs(args.timeout.max(1)),
