@@ -726,6 +726,9 @@ def main():
     elif args.recheck:
         data = recheck(args, json.loads(Path(args.raw).read_text()), src, calls, guards)
         data["command"] += " && scripts/mutate-locks.py" + "".join(f" {a}" for a in sys.argv[1:])
+        # The outcomes are now those of this commit's binary.
+        data["commit"] = git_revision()
+        write_atomically(Path(args.raw), json.dumps(data, indent=1))
     else:
         previous = json.loads(Path(args.raw).read_text()) if args.resume and Path(args.raw).exists() else None
         data = run(args, entries, src, calls, guards, previous)
