@@ -84,7 +84,7 @@ impl FnLower<'_, '_, '_, '_> {
     /// kernel function changes a lock only through the lock's operations,
     /// which never race, so no plain store is assumed there.
     fn lock_ranges(&self, ty: Type<'_>, base: u64, out: &mut Vec<std::ops::Range<u64>>, depth: u32) {
-        if depth > 32 || layout::shape(ty) != Shape::Record {
+        if depth > layout::MAX_NESTING || layout::shape(ty) != Shape::Record {
             return;
         }
         if self.lock_kind_of(ty).is_some() {

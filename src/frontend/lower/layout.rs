@@ -205,7 +205,7 @@ pub fn scalar_leaves<'t>(ty: Type<'t>) -> Vec<Leaf<'t>> {
 
 /// Records nest only as deep as their declarations; this bounds a walk over
 /// a malformed or self-referential type.
-const MAX_NESTING: u32 = 32;
+pub(super) const MAX_NESTING: u32 = 32;
 
 fn collect_leaves<'t>(
     ty: Type<'t>,
