@@ -5,8 +5,8 @@
 //! whose headers drivers include (drivers/tty/hvc for
 //! drivers/char/virtio_console.c), and a file that cannot be parsed
 //! on x86-64 says why in its one error line: the architecture whose header
-//! it needs, the configuration option that leaves it out of the build, or
-//! that the kernel builds it only into its image.
+//! it needs or the configuration option that leaves it out of the build; a
+//! file the kernel builds into its image is parsed as built-in code.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -66,12 +66,26 @@ fn a_parse_error_in_a_file_the_configuration_leaves_out_names_the_option() {
     assert!(line.contains("(CONFIG_OF is not set)"), "{line}");
 }
 
+/// mem.c is obj-y (built into the image): kbuild compiles it without
+/// -DMODULE, and it uses random_fops, which linux/random.h declares only
+/// #ifndef MODULE; its `fs_initcall(chr_dev_init)` is its init.
 #[test]
-fn a_parse_error_in_a_built_in_only_file_says_it_is_not_a_module() {
-    // mem.c is obj-y: it uses random_fops, which linux/random.h declares
-    // only #ifndef MODULE.
-    let line = error_line("drivers/char/mem.c", "parse-error");
-    assert!(line.contains("the kernel builds this file into its image, never as a module"), "{line}");
+fn a_built_in_file_parses_without_module_and_its_initcall_is_its_init() {
+    let o = entry_points("drivers/char/mem.c");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("init chr_dev_init"), "{out}");
+    let line = out.lines().find(|l| l.trim_start().starts_with("chr_dev_init")).unwrap_or_default();
+    assert!(line.contains("initcall") && line.contains("fs_initcall"), "{out}");
+    // tpm-interface.c (CONFIG_TCG_TPM=y) names KBUILD_MODFILE through
+    // MODULE_LICENSE, as built-in code does; its module_exit never runs.
+    let o = entry_points("drivers/char/tpm/tpm-interface.c");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("init tpm_init"), "{out}");
+    assert!(!out.contains("tpm_exit"), "a built-in file's exit function is no entry point:\n{out}");
 }
 
 #[test]

@@ -24,7 +24,7 @@
 static DEFINE_SPINLOCK(rwx_lock);	/* meant to guard rwx_threshold */
 static u32 rwx_threshold = 16;
 
-// @expect entry-point rwx_set_threshold exported EXPORT_SYMBOL
+// @expect entry-point rwx_set_threshold exported EXPORT_SYMBOL_GPL
 int rwx_set_threshold(u32 value)
 {
 	if (!value)

@@ -161,7 +161,7 @@ pub fn merge(parts: Vec<DriverEntryPoints>, definitions: &Definitions<'_>) -> Dr
     out.init = if probes.len() == 1 {
         Some(probes[0])
     } else {
-        out.entry_points.iter().position(|e| e.origins.iter().any(|o| o.kind == EntryKind::ModuleInit))
+        out.entry_points.iter().position(|e| e.origins.iter().any(|o| matches!(o.kind, EntryKind::ModuleInit | EntryKind::Initcall)))
     };
     out
 }

@@ -274,38 +274,55 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
         called: Default::default(),
         function: None,
     };
-    // Exported functions: `EXPORT_SYMBOL(f)` leaves a static variable
-    // holding `&f` followed by a file-scope `asm` (libclang's
-    // `UnexposedDecl`, whose string it does not show) at the same
-    // expansion location. `module_init` leaves the same shape (its
-    // variable holds `&init_module` and a stray `;` is an empty
-    // declaration), but `init_module` is an alias, never defined in the
-    // file, so only functions this file defines count. Another macro of
-    // that shape would make its function an entry point too: more entry
-    // points, never fewer.
-    let mut exported: Vec<(Cursor<'t>, Span)> = Vec::new();
-    let mut previous: Option<(Cursor<'t>, (u32, u32))> = None;
+    // Exported functions: `EXPORT_SYMBOL(f)` leaves a redeclaration of
+    // `f`, a static variable holding `&f` and a file-scope `asm` (libclang's
+    // `UnexposedDecl`, whose string it does not show), all at the same
+    // expansion location. `module_init` leaves the same shape (its variable
+    // holds `&init_module` and a stray `;` is an empty declaration), but
+    // `init_module` is an alias, never defined in the file, so only
+    // functions this file defines count. In a file built into the image
+    // (no `MODULE`), every initcall leaves the variable and the `asm`
+    // without the redeclaration (kernel-models/entry-points/module.xml).
+    // Another macro of either shape would make its function an entry point
+    // too: more entry points, never fewer.
+    let mut marked: Vec<(Cursor<'t>, Cursor<'t>, bool)> = Vec::new();
+    let mut previous: Option<(Cursor<'t>, (u32, u32), bool)> = None;
+    let mut declared_at: Option<(u32, u32)> = None;
     tu.root().for_each_child(|top| {
         if top.is_expanded_in(main_id) {
             let at = (top.location().line, top.location().column);
             if top.kind() == CursorKind::UnexposedDecl {
-                if let Some((var, _)) = previous.filter(|(_, var_at)| *var_at == at) {
+                if let Some((var, _, redeclared)) = previous.filter(|(_, var_at, _)| *var_at == at) {
                     let init = var.var_initializer().map(function_refs).unwrap_or_default();
-                    exported.extend(init.into_iter().map(|f| (f, walk.span(top))));
+                    marked.extend(init.into_iter().map(|f| (f, top, redeclared)));
                 }
             }
-            previous = (top.kind() == CursorKind::VarDecl && top.is_static_storage()).then_some((top, at));
+            let static_var = top.kind() == CursorKind::VarDecl && top.is_static_storage();
+            previous = static_var.then_some((top, at, declared_at == Some(at)));
+            let redeclaration = matches!(top.kind(), CursorKind::FunctionDecl | CursorKind::VarDecl) && !static_var;
+            declared_at = redeclaration.then_some(at);
             walk.visit(top, None);
         }
         true
     });
-    if let Some(m) = models.export_markers.first() {
-        for (function, span) in exported {
-            let origin = Origin { kind: m.kind, via: Via::ModuleHook { shown_as: m.shown_as.clone() }, holder: None, object: None, span, repeated: false };
-            if function.definition().is_some_and(|d| d.is_expanded_in(main_id)) {
-                walk.found.push(Found { function, origin, enclosing: None });
-            }
+    // An initcall shape counts only in a file without `module_init`'s
+    // module hook (then the file was parsed as built-in code); several
+    // initcalls run one after another at levels the shape does not show,
+    // so they become plain callbacks, paired with everything.
+    let has_module_hook = walk.found.iter().any(|f| matches!(f.origin.via, Via::ModuleHook { .. }) && f.origin.kind == EntryKind::ModuleInit);
+    let defined_here = |f: &Cursor<'t>| f.definition().is_some_and(|d| d.is_expanded_in(main_id));
+    let initcalls = marked.iter().filter(|(f, _, r)| !r && defined_here(f)).count();
+    for (function, at, redeclared) in marked {
+        let Some(m) = models.export_markers.iter().find(|m| m.redeclared == redeclared) else { continue };
+        if !defined_here(&function) || (!redeclared && has_module_hook) {
+            continue;
         }
+        let kind = if m.kind == EntryKind::Initcall && initcalls > 1 { EntryKind::Callback } else { m.kind };
+        // The macro written (`fs_initcall`, `EXPORT_SYMBOL_GPL`), else the
+        // marker's name.
+        let shown_as = walk.identifier_at(at).unwrap_or_else(|| m.shown_as.clone());
+        let origin = Origin { kind, via: Via::ModuleHook { shown_as }, holder: None, object: None, span: walk.span(at), repeated: false };
+        walk.found.push(Found { function, origin, enclosing: None });
     }
     // Header functions the driver calls, breadth-first by call distance.
     let mut frontier = std::mem::take(&mut walk.callees);
@@ -628,7 +645,7 @@ impl<'t> Walk<'_, 't> {
         let init = if probes.len() == 1 {
             Some(probes[0])
         } else {
-            entry_points.iter().position(|e| e.origins.iter().any(|o| o.kind == EntryKind::ModuleInit))
+            entry_points.iter().position(|e| e.origins.iter().any(|o| matches!(o.kind, EntryKind::ModuleInit | EntryKind::Initcall)))
         };
         let unmodelled: Vec<UnmodelledOps> = std::mem::take(&mut self.unmodelled)
             .into_iter()

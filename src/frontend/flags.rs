@@ -5,7 +5,8 @@
 //!    the root that `dpkg -x` unpacked both into), or a configured kernel
 //!    source tree. From it racewatch composes the flags kbuild would pass for
 //!    an x86-64 module: `-nostdinc`, the arch and generated include
-//!    directories, the three forced includes, `-D__KERNEL__ -DMODULE`, the
+//!    directories, the three forced includes, `-D__KERNEL__`, `-DMODULE`
+//!    unless the configuration builds the file into the image, the
 //!    code-model flags that change which inline assembly parses, and the
 //!    flags the kernel's Makefiles derive from the tree's configuration
 //!    (`kbuild.rs`) where headers test them.
@@ -152,7 +153,8 @@ impl KernelTree {
         Err(format!("cannot find the common headers directory for {}", build.display()))
     }
 
-    /// The kbuild-equivalent flags for one x86-64 module source file.
+    /// The kbuild-equivalent flags for one x86-64 source file: a module's,
+    /// or a built-in object's when the configuration builds it into the image.
     pub fn flags(&self, file: &Path) -> Vec<String> {
         let (b, s) = (self.build.display(), self.source.display());
         let module = file.file_stem().map(|n| n.to_string_lossy().replace('-', "_")).unwrap_or_default();
@@ -173,10 +175,19 @@ impl KernelTree {
             flags.push("-include".into());
             flags.push(format!("{s}/include/linux/{header}"));
         }
+        flags.push("-D__KERNEL__".to_string());
+        // scripts/Makefile.lib adds -DMODULE (KBUILD_CFLAGS_MODULE) only to
+        // the objects of modules: a file the configuration builds into the
+        // image is compiled without it, and its headers keep declarations
+        // for built-in code only under #ifndef MODULE (drivers/char/mem.c's
+        // random_fops). Without a configuration, or when the Makefiles do
+        // not say, the file is parsed as a module.
+        let built_in = build_status(file, &self.config) == Some(BuildStatus::BuiltIn);
+        if !built_in {
+            flags.push("-DMODULE".to_string());
+        }
         flags.extend(
             [
-                "-D__KERNEL__",
-                "-DMODULE",
                 "-std=gnu11",
                 // The top Makefile's: -fshort-wchar makes wchar_t (and L""
                 // literals) 16 bits wide; -fno-PIE keeps __PIE__ undefined,
@@ -207,6 +218,12 @@ impl KernelTree {
         flags.push(format!("-DKBUILD_MODNAME=\"{module}\""));
         flags.push(format!("-D__KBUILD_MODNAME=kmod_{module}"));
         flags.push(format!("-DKBUILD_BASENAME=\"{module}\""));
+        // Built-in code's MODULE_LICENSE names its module file
+        // (MODULE_FILE, include/linux/module.h) for modules.builtin:
+        // Makefile.lib's modfile_flags, here the object's own name.
+        if built_in {
+            flags.push(format!("-DKBUILD_MODFILE=\"{module}\""));
+        }
         flags
     }
 
@@ -540,10 +557,7 @@ impl FlagSource {
             None if unnamed(&error.path) => error.message.push_str(&format!(
                 "; {NOT_BUILT} (not built by any Makefile): kbuild never compiles it on its own"
             )),
-            Some(BuildStatus::BuiltIn) => error.message.push_str(
-                "; the kernel builds this file into its image, never as a module, and racewatch parses every file as a module (-DMODULE), which hides the header declarations kept for built-in code (#ifndef MODULE)",
-            ),
-            Some(BuildStatus::Module) | None => {}
+            Some(BuildStatus::BuiltIn | BuildStatus::Module) | None => {}
         }
         error
     }

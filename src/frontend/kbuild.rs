@@ -141,7 +141,17 @@ fn options_for(dir: &Path, entry: &str, config: &KernelConfig, values: &mut Vec<
             if !objects.iter().any(|o| *o == target) {
                 continue;
             }
-            let (stem, option) = split_variable(variable);
+            let (stem, mut option) = split_variable(variable);
+            // `acpi-$(ACPI_FUTURE_USAGE) += dbtest.o`: a make variable that
+            // is no configuration option and that this Makefile never sets
+            // is empty, so the list is not built; name it as unset.
+            if option.is_none() {
+                if let Some(name) = variable.split_once("-$(").map(|(_, v)| v.trim_end_matches(')')) {
+                    if !assignments.iter().any(|(v, _)| v == name) {
+                        option = Some(name.to_string());
+                    }
+                }
+            }
             if stem == "obj" {
                 found = Some((None, option));
                 break;
@@ -151,6 +161,10 @@ fn options_for(dir: &Path, entry: &str, config: &KernelConfig, values: &mut Vec<
             }
         }
         let (composite, option) = found?;
+        // `obj-m += foo.o`: a module whatever the configuration says.
+        if composite.is_none() && option.is_none() && assignments.iter().any(|(v, o)| v == "obj-m" && o.iter().any(|o| *o == target)) {
+            values.push(("obj-m".to_string(), Some("m".to_string())));
+        }
         if let Some(option) = option {
             let value = config.value(&option).map(str::to_string);
             values.push((option, value));

@@ -37,7 +37,10 @@
 //! file: a static variable holding a function's address (`__ADDRESSABLE`)
 //! followed, in the same macro expansion, by file-scope assembly (the
 //! `.export_symbol` section entry); the function is an entry point of the
-//! marker's kind.
+//! marker's kind. `redeclared="true"` markers match only when the expansion
+//! starts with a redeclaration of the symbol (`EXPORT_SYMBOL`),
+//! `redeclared="false"` ones only when it does not (an initcall of a file
+//! built into the image, whose assembly is the `.initcall*.init` entry).
 //!
 //! An internal callback is a kernel function that kernel macros register on
 //! the driver's behalf (the timer half of a delayed work): kernel code, not a
@@ -52,6 +55,10 @@ use std::collections::HashMap;
 pub enum EntryKind {
     /// The function `module_init` names.
     ModuleInit,
+    /// The function of a file built into the kernel image that an initcall
+    /// names (`module_init`, `device_initcall`, `subsys_initcall`, … without
+    /// `MODULE`): `do_initcalls` calls it once during boot.
+    Initcall,
     /// A bus driver's probe.
     Probe,
     /// The function `module_exit` names.
@@ -94,6 +101,7 @@ impl EntryKind {
     pub fn as_str(self) -> &'static str {
         match self {
             EntryKind::ModuleInit => "module-init",
+            EntryKind::Initcall => "initcall",
             EntryKind::Probe => "probe",
             EntryKind::ModuleExit => "module-exit",
             EntryKind::Remove => "remove",
@@ -115,8 +123,9 @@ impl EntryKind {
 
     /// Every kind, in priority order (the first that applies names a function
     /// registered several ways).
-    pub const ALL: [EntryKind; 12] = [
+    pub const ALL: [EntryKind; 13] = [
         EntryKind::ModuleInit,
+        EntryKind::Initcall,
         EntryKind::Probe,
         EntryKind::ModuleExit,
         EntryKind::Remove,
@@ -133,7 +142,7 @@ impl EntryKind {
     /// The role of this kind.
     pub fn role(self) -> Role {
         match self {
-            EntryKind::ModuleInit | EntryKind::Probe => Role::Init,
+            EntryKind::ModuleInit | EntryKind::Initcall | EntryKind::Probe => Role::Init,
             EntryKind::ModuleExit | EntryKind::Remove => Role::Exit,
             EntryKind::Irq
             | EntryKind::IrqThread
@@ -234,6 +243,11 @@ pub struct ModuleHook {
 pub struct ExportMarker {
     /// The kind of entry point an exported function is.
     pub kind: EntryKind,
+    /// Whether the macro first redeclares the symbol (`extern typeof(sym)
+    /// sym;`, as `EXPORT_SYMBOL` does), which tells an export from an
+    /// initcall of built-in code (the same `__ADDRESSABLE` and `asm`
+    /// without the redeclaration).
+    pub redeclared: bool,
     /// The macro a user writes (`EXPORT_SYMBOL`).
     pub shown_as: String,
     /// Why the kernel may call the function.
@@ -248,6 +262,8 @@ pub(super) struct ExportMarkerXml {
     kind: String,
     #[serde(rename = "@shown-as")]
     shown_as: String,
+    #[serde(rename = "@redeclared")]
+    redeclared: bool,
     #[serde(rename = "@reason")]
     reason: String,
 }
@@ -255,7 +271,7 @@ pub(super) struct ExportMarkerXml {
 /// Checks and converts one `<export-marker>`.
 pub(super) fn export_marker(m: ExportMarkerXml) -> Result<ExportMarker, String> {
     let k = kind(&m.kind, "export-marker")?;
-    Ok(ExportMarker { kind: k, shown_as: m.shown_as, reason: m.reason })
+    Ok(ExportMarker { kind: k, shown_as: m.shown_as, redeclared: m.redeclared, reason: m.reason })
 }
 
 /// `<internal-callback>` as written.

@@ -56,8 +56,8 @@ pub struct KernelModels {
     pub registrations: HashMap<String, Registration>,
     /// Module hooks by the name of the function their macro generates.
     pub module_hooks: HashMap<String, ModuleHook>,
-    /// What symbol exports make of the functions they export (at most
-    /// one marker).
+    /// What symbol exports and built-in initcalls make of the functions
+    /// they name (at most one marker per `redeclared` value).
     pub export_markers: Vec<ExportMarker>,
     /// Functions that are entry points by their name alone (a program's
     /// `main` in the POSIX models), by name.
@@ -414,8 +414,8 @@ impl KernelModels {
         for m in xml.export_markers {
             let m = entry_points::export_marker(m)?;
             reason_given("export-marker", &m.reason)?;
-            if !self.export_markers.is_empty() {
-                return Err("export-marker: given twice".into());
+            if self.export_markers.iter().any(|o| o.redeclared == m.redeclared) {
+                return Err(format!("export-marker: given twice with redeclared=\"{}\"", m.redeclared));
             }
             self.export_markers.push(m);
         }

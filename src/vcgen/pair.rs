@@ -86,7 +86,11 @@ pub fn encode_pair(
         // init (the loader refuses to link against a module still in
         // MODULE_STATE_COMING), where it is live only after a call that
         // makes every callback live.
-        let live_from_start = entry.kind == EntryKind::Probe && lp.entries[other].kind == EntryKind::Exported;
+        // A built-in file's initcall is no module init: the loader's
+        // refusal does not apply, and other built-in code may call its
+        // exported functions while it runs.
+        let live_from_start =
+            matches!(entry.kind, EntryKind::Probe | EntryKind::Initcall) && lp.entries[other].kind == EntryKind::Exported;
         let quiet = lp.quiet_at_start.contains(&(i, other));
         for (v, value) in lp.ghost.initial_values(entry.is_init() || quiet) {
             if enc.is_dropped(v) {
