@@ -11,6 +11,17 @@
 //! unsatisfiable failure proves R race-free for the pair at every address,
 //! because the watched address `W_R` is unconstrained.
 //!
+//! The selected-pair check ([`encode_selected_pair`]) is the second,
+//! finer check of a region the first one reports: with `SEL`, `SELW`,
+//! `SELA`, `SELLS` the access each run selected
+//! ([`crate::instrument::lockset`], "Selected accesses"), its failure
+//! condition is: both bodies reach their end, both selected an access, at
+//! least one of them a write, not both atomic, and no lock held at both
+//! (for a lock with a shared mode, exclusively at one). Since any pair of
+//! accesses can be the selected one, an unsatisfiable condition proves
+//! that every pair of conflicting accesses shares a lock: the region is
+//! race-free for the pair, even when no one lock is held at all of them.
+//!
 //! Each body runs with `PARTNER` the index of the other entry point, so an
 //! init entry point records only the accesses it makes once a registration
 //! that makes the other entry point live may have run
@@ -50,12 +61,38 @@ pub fn encode_pair(
     held: [&BTreeSet<crate::ir::LockId>; 2],
     only: Option<RegionId>,
 ) -> (Vc, [EntryRun; 2]) {
+    encode(lp, summaries, [first, second], held, only, false)
+}
+
+/// Encodes the selected-pair check of region `r` for the pair (`first`,
+/// `second`): one check, whose failure is a pair of selected accesses with
+/// disjoint locksets.
+pub fn encode_selected_pair(
+    lp: &LocksetProgram,
+    summaries: &Summaries,
+    first: usize,
+    second: usize,
+    held: [&BTreeSet<crate::ir::LockId>; 2],
+    r: RegionId,
+) -> Vc {
+    encode(lp, summaries, [first, second], held, Some(r), true).0
+}
+
+fn encode(
+    lp: &LocksetProgram,
+    summaries: &Summaries,
+    [first, second]: [usize; 2],
+    held: [&BTreeSet<crate::ir::LockId>; 2],
+    only: Option<RegionId>,
+    selected: bool,
+) -> (Vc, [EntryRun; 2]) {
     let mut regions = shared_regions(&lp.entries[first], &lp.entries[second]);
     if let Some(r) = only {
         regions.retain(|x| *x == r);
     }
     // Only the ghost state of the regions both access matters.
-    let slice = Slice { region_of: &lp.region_of, keep: regions.clone(), check_regions: true };
+    let dropped = (!selected).then_some(&lp.selection_vars);
+    let slice = Slice { region_of: &lp.region_of, keep: regions.clone(), check_regions: true, dropped };
     let mut enc = Encoder::for_pair(&lp.program, summaries, slice);
     // The watched addresses are shared by both runs.
     let mut shared = Env::new();
@@ -106,7 +143,7 @@ pub fn encode_pair(
         enc.vc.constraints.push(crate::analyses::objects::separated(Expr::var(*x), Expr::var(*y)));
     }
     for r in regions {
-        let failure = race_condition(&mut enc, lp, &runs, r);
+        let failure = if selected { selected_race(&mut enc, lp, &runs, r) } else { race_condition(&mut enc, lp, &runs, r) };
         enc.vc.checks.push((failure, CheckOf::Race(r)));
     }
     (enc.vc, runs)
@@ -157,6 +194,37 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
         runs[0].end.exit_reach.clone(),
         runs[1].end.exit_reach.clone(),
         conflict,
+        Expr::not(Expr::or_all(protections)),
+    ])
+}
+
+/// The failure condition of the selected-pair check on region `r`.
+fn selected_race(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2], r: RegionId) -> Expr {
+    let sel = &lp.ghost.selection;
+    let [s1, s2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.sel[&r]));
+    let [w1, w2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.write[&r]));
+    let [a1, a2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.atomic[&r]));
+    let mut protections = Vec::new();
+    for (&(region, l), &ls) in &sel.ls {
+        if region != r {
+            continue;
+        }
+        let both = Expr::and(at_end(enc, &runs[0], ls), at_end(enc, &runs[1], ls));
+        match sel.lsx.get(&(r, l)) {
+            Some(x) => {
+                let either = Expr::or(at_end(enc, &runs[0], *x), at_end(enc, &runs[1], *x));
+                protections.push(Expr::and(both, either));
+            }
+            None => protections.push(both),
+        }
+    }
+    Expr::and_all(vec![
+        runs[0].end.exit_reach.clone(),
+        runs[1].end.exit_reach.clone(),
+        s1,
+        s2,
+        Expr::or(w1, w2),
+        Expr::not(Expr::and(a1, a2)),
         Expr::not(Expr::or_all(protections)),
     ])
 }
