@@ -9,6 +9,10 @@
 //!   `CLX[L]`: holds it exclusively (only for locks with a shared mode);
 //! - `LS[R][L]` (and `LSX[R][L]`): L was held (exclusively) at every
 //!   access to the watched address of region R;
+//! - `LSW[R][L]`: L was held at every write to it (plain or atomic), so
+//!   that a lock held at every write of one entry point and at every
+//!   access of the other protects the pair although the first one reads
+//!   without it;
 //! - `READ[R]`, `WRITE[R]`, `AREAD[R]`, `AWRITE[R]`: the watched address
 //!   was read or written, plainly or atomically;
 //! - `SITE[R]` (integer): the access site that last hit it, per read and
@@ -51,6 +55,7 @@
 //! ```text
 //! READ[R] := READ[R] || hit;                  (or WRITE, AREAD, AWRITE)
 //! LS[R][L] := LS[R][L] && (!hit || CLS[L]);   for every lock L
+//! LSW[R][L] := LSW[R][L] && (!hit || CLS[L]); the same, at a write only
 //! SITE[R] := if hit then site else SITE[R];
 //! ```
 //!
@@ -138,6 +143,8 @@ pub struct Ghost {
     pub ls: BTreeMap<(RegionId, LockId), VarId>,
     /// `LSX[R][L]`, for locks with a shared mode.
     pub lsx: BTreeMap<(RegionId, LockId), VarId>,
+    /// `LSW[R][L]`.
+    pub lsw: BTreeMap<(RegionId, LockId), VarId>,
     /// The last read site hitting the watched address.
     pub site_read: BTreeMap<RegionId, VarId>,
     /// The last write site hitting it.
@@ -198,7 +205,7 @@ impl Ghost {
         for v in self.read.values().chain(self.write.values()).chain(self.aread.values()).chain(self.awrite.values()) {
             out.push((*v, Expr::bool(false)));
         }
-        for v in self.ls.values().chain(self.lsx.values()) {
+        for v in self.ls.values().chain(self.lsx.values()).chain(self.lsw.values()) {
             out.push((*v, Expr::bool(true)));
         }
         for v in self.site_read.values().chain(self.site_write.values()) {
@@ -218,7 +225,7 @@ impl Ghost {
         per_region
             .into_iter()
             .flat_map(|m| m.iter().map(|(r, v)| (*r, *v)))
-            .chain(self.ls.iter().chain(&self.lsx).map(|((r, _), v)| (*r, *v)))
+            .chain(self.ls.iter().chain(&self.lsx).chain(&self.lsw).map(|((r, _), v)| (*r, *v)))
             .chain(self.selection.region_vars())
     }
 }
@@ -601,6 +608,7 @@ fn declare_ghost(
         awrite: BTreeMap::new(),
         ls: BTreeMap::new(),
         lsx: BTreeMap::new(),
+        lsw: BTreeMap::new(),
         site_read: BTreeMap::new(),
         site_write: BTreeMap::new(),
         live: program.add_ghost_global("LIVE", Sort::Bool),
@@ -635,6 +643,7 @@ fn declare_ghost(
         for &l in locks_at.get(&r).into_iter().flatten() {
             let ln = l.as_u32();
             ghost.ls.insert((r, l), program.add_ghost_global(format!("LS_r{n}_l{ln}"), Sort::Bool));
+            ghost.lsw.insert((r, l), program.add_ghost_global(format!("LSW_r{n}_l{ln}"), Sort::Bool));
             ghost.selection.ls.insert((r, l), program.add_ghost_global(format!("SELLS_r{n}_l{ln}"), Sort::Bool));
             if ghost.clx.contains_key(&l) {
                 ghost.lsx.insert((r, l), program.add_ghost_global(format!("LSX_r{n}_l{ln}"), Sort::Bool));
@@ -696,6 +705,10 @@ fn record_access(
         if let (Some(&lsx), Some(&clx)) = (ghost.lsx.get(&(r, l)), ghost.clx.get(&l)) {
             let value = Expr::and(Expr::var(lsx), Expr::or(Expr::not(hit.clone()), Expr::var(clx)));
             out.push(Command::Assign { target: lsx, value, span: None });
+        }
+        if let (true, Some(&lsw)) = (write, ghost.lsw.get(&(r, l))) {
+            let value = Expr::and(Expr::var(lsw), Expr::or(Expr::not(hit.clone()), Expr::var(ghost.cls[&l])));
+            out.push(Command::Assign { target: lsw, value, span: None });
         }
     }
     let site_var = if write { ghost.site_write[&region] } else { ghost.site_read[&region] };
