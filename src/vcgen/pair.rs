@@ -186,11 +186,13 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
     ])
 }
 
+/// Per-region locksets (`LS`, `LSW`).
+type LockSets = BTreeMap<(RegionId, crate::ir::LockId), VarId>;
+
 /// Some lock L is in `sets[0]` of the first run and `sets[1]` of the
 /// second (for a lock with a shared mode, held exclusively at every access
 /// of one of them). A lock without a lockset for R is held at no access to
 /// R.
-type LockSets = BTreeMap<(RegionId, crate::ir::LockId), VarId>;
 fn protections(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2], r: RegionId, sets: [&LockSets; 2]) -> Expr {
     let g = &lp.ghost;
     let mut protections = Vec::new();
