@@ -9,6 +9,10 @@
 //!   `CLX[L]`: holds it exclusively (only for locks with a shared mode);
 //! - `LS[R][L]` (and `LSX[R][L]`): L was held (exclusively) at every
 //!   access to the watched address of region R;
+//! - `LSW[R][L]`: L was held at every write to it (plain or atomic), so
+//!   that a lock held at every write of one entry point and at every
+//!   access of the other protects the pair although the first one reads
+//!   without it;
 //! - `READ[R]`, `WRITE[R]`, `AREAD[R]`, `AWRITE[R]`: the watched address
 //!   was read or written, plainly or atomically;
 //! - `SITE[R]` (integer): the access site that last hit it, per read and
@@ -51,6 +55,7 @@
 //! ```text
 //! READ[R] := READ[R] || hit;                  (or WRITE, AREAD, AWRITE)
 //! LS[R][L] := LS[R][L] && (!hit || CLS[L]);   for every lock L
+//! LSW[R][L] := LSW[R][L] && (!hit || CLS[L]); the same, at a write only
 //! SITE[R] := if hit then site else SITE[R];
 //! ```
 //!
@@ -62,6 +67,30 @@
 //! reads are still arbitrary). `lock L` sets `CLS[L]`, `unlock L` clears it, a trylock
 //! sets it to an arbitrary success value; `lock ?` (an unidentified lock)
 //! and interrupt control change nothing, so they protect nothing.
+//!
+//! # Selected accesses
+//!
+//! `LS[R][L]` intersects the locks over every access of an entry point, so
+//! a write under {A, C} in one entry point against writes under {A, B} and
+//! under {C} in the other looks unprotected although every pair of
+//! accesses shares a lock. Each hit therefore also selects itself, or not,
+//! as the one access the pair check looks at:
+//!
+//! ```text
+//! CHOOSE := *;
+//! if (hit && CHOOSE) { SEL[R] := true; SELW[R] := write; SELA[R] := atomic;
+//!                      SELLS[R][L] := CLS[L]; SELLSX[R][L] := CLX[L]; }
+//! ```
+//!
+//! Some run of CHOOSE leaves any one hit selected (true there, false at
+//! every later hit), so a pair of conflicting accesses with disjoint
+//! locksets is a model of the selected pair's failure condition
+//! ([`crate::vcgen::pair`]): proving it unsatisfiable proves the region
+//! race-free for the pair. The selection variables have no Houdini
+//! candidate (a call that may change them leaves them arbitrary, which
+//! loses precision, not soundness), and only the second check of a region
+//! the intersection check reports encodes them; Houdini and the first check
+//! slice them away ([`LocksetProgram::selection_vars`]).
 //!
 //! # Soundness
 //!
@@ -114,6 +143,8 @@ pub struct Ghost {
     pub ls: BTreeMap<(RegionId, LockId), VarId>,
     /// `LSX[R][L]`, for locks with a shared mode.
     pub lsx: BTreeMap<(RegionId, LockId), VarId>,
+    /// `LSW[R][L]`.
+    pub lsw: BTreeMap<(RegionId, LockId), VarId>,
     /// The last read site hitting the watched address.
     pub site_read: BTreeMap<RegionId, VarId>,
     /// The last write site hitting it.
@@ -122,6 +153,44 @@ pub struct Ghost {
     pub live: VarId,
     /// The index of the other entry point of the pair.
     pub partner: VarId,
+    /// The selection of one access per entry point (see "Selected
+    /// accesses" above).
+    pub selection: Selection,
+}
+
+/// The ghost variables selecting one access per entry point and region:
+/// `CHOOSE` (an arbitrary boolean, havocked at every hit), `SEL[R]`,
+/// `SELW[R]`, `SELA[R]` (the selected access is a write, atomic), and
+/// `SELLS[R][L]`, `SELLSX[R][L]` (the lock state at it).
+#[derive(Clone, Debug)]
+pub struct Selection {
+    /// `CHOOSE`.
+    pub choose: VarId,
+    /// `SEL[R]`.
+    pub sel: BTreeMap<RegionId, VarId>,
+    /// `SELW[R]`.
+    pub write: BTreeMap<RegionId, VarId>,
+    /// `SELA[R]`.
+    pub atomic: BTreeMap<RegionId, VarId>,
+    /// `SELLS[R][L]`.
+    pub ls: BTreeMap<(RegionId, LockId), VarId>,
+    /// `SELLSX[R][L]`.
+    pub lsx: BTreeMap<(RegionId, LockId), VarId>,
+}
+
+impl Selection {
+    /// The selection variables kept per region, with their region.
+    fn region_vars(&self) -> impl Iterator<Item = (RegionId, VarId)> + '_ {
+        let flags = [&self.sel, &self.write, &self.atomic].into_iter().flat_map(|m| m.iter().map(|(r, v)| (*r, *v)));
+        flags.chain(self.ls.iter().chain(&self.lsx).map(|((r, _), v)| (*r, *v)))
+    }
+
+    /// Every selection variable, `CHOOSE` included: the ones the
+    /// intersection check and Houdini slice away.
+    pub fn vars(&self) -> std::collections::HashSet<VarId> {
+        let flags = self.sel.values().chain(self.write.values()).chain(self.atomic.values());
+        flags.chain(self.ls.values()).chain(self.lsx.values()).chain([&self.choose]).copied().collect()
+    }
 }
 
 impl Ghost {
@@ -136,11 +205,14 @@ impl Ghost {
         for v in self.read.values().chain(self.write.values()).chain(self.aread.values()).chain(self.awrite.values()) {
             out.push((*v, Expr::bool(false)));
         }
-        for v in self.ls.values().chain(self.lsx.values()) {
+        for v in self.ls.values().chain(self.lsx.values()).chain(self.lsw.values()) {
             out.push((*v, Expr::bool(true)));
         }
         for v in self.site_read.values().chain(self.site_write.values()) {
             out.push((*v, Expr::int(-1)));
+        }
+        for v in self.selection.sel.values() {
+            out.push((*v, Expr::bool(false)));
         }
         out.push((self.live, Expr::bool(!init)));
         out
@@ -153,7 +225,8 @@ impl Ghost {
         per_region
             .into_iter()
             .flat_map(|m| m.iter().map(|(r, v)| (*r, *v)))
-            .chain(self.ls.iter().chain(&self.lsx).map(|((r, _), v)| (*r, *v)))
+            .chain(self.ls.iter().chain(&self.lsx).chain(&self.lsw).map(|((r, _), v)| (*r, *v)))
+            .chain(self.selection.region_vars())
     }
 }
 
@@ -195,6 +268,8 @@ pub struct LocksetProgram {
     pub entries: Vec<InstrumentedEntry>,
     /// `W_R` of every shared region.
     pub watched: BTreeMap<RegionId, VarId>,
+    /// The selection variables ([`Selection::vars`]).
+    pub selection_vars: std::collections::HashSet<VarId>,
     /// Access sites by number.
     pub sites: Vec<AccessSite>,
     /// For every instrumented procedure, the entry points (indices into
@@ -390,7 +465,20 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
     let quiesced_within = crate::analyses::quiesce::summaries(lowered);
     let quiesces = cx.quiesces;
     let quiet_at_start = quiet_at_begin(lowered, &liveness, &quiesced_within);
-    LocksetProgram { program, ghost, region_of, entries, watched, sites, live_within, quiesced_within, quiesces, quiet_at_start }
+    let selection_vars = ghost.selection.vars();
+    LocksetProgram {
+        program,
+        ghost,
+        region_of,
+        entries,
+        watched,
+        selection_vars,
+        sites,
+        live_within,
+        quiesced_within,
+        quiesces,
+        quiet_at_start,
+    }
 }
 
 /// The callbacks not running when a `begin` callback of a lifetime rule
@@ -520,10 +608,19 @@ fn declare_ghost(
         awrite: BTreeMap::new(),
         ls: BTreeMap::new(),
         lsx: BTreeMap::new(),
+        lsw: BTreeMap::new(),
         site_read: BTreeMap::new(),
         site_write: BTreeMap::new(),
         live: program.add_ghost_global("LIVE", Sort::Bool),
         partner: program.add_ghost_global("PARTNER", Sort::Int),
+        selection: Selection {
+            choose: program.add_ghost_global("CHOOSE", Sort::Bool),
+            sel: BTreeMap::new(),
+            write: BTreeMap::new(),
+            atomic: BTreeMap::new(),
+            ls: BTreeMap::new(),
+            lsx: BTreeMap::new(),
+        },
     };
     for (l, lock) in lowered.locks.iter() {
         ghost.cls.insert(l, program.add_ghost_global(format!("CLS_l{}", l.as_u32()), Sort::Bool));
@@ -539,11 +636,18 @@ fn declare_ghost(
         ghost.awrite.insert(r, program.add_ghost_global(format!("AWRITE_r{n}"), Sort::Bool));
         ghost.site_read.insert(r, program.add_ghost_global(format!("SITER_r{n}"), Sort::Int));
         ghost.site_write.insert(r, program.add_ghost_global(format!("SITEW_r{n}"), Sort::Int));
+        let sel = &mut ghost.selection;
+        sel.sel.insert(r, program.add_ghost_global(format!("SEL_r{n}"), Sort::Bool));
+        sel.write.insert(r, program.add_ghost_global(format!("SELW_r{n}"), Sort::Bool));
+        sel.atomic.insert(r, program.add_ghost_global(format!("SELA_r{n}"), Sort::Bool));
         for &l in locks_at.get(&r).into_iter().flatten() {
             let ln = l.as_u32();
             ghost.ls.insert((r, l), program.add_ghost_global(format!("LS_r{n}_l{ln}"), Sort::Bool));
+            ghost.lsw.insert((r, l), program.add_ghost_global(format!("LSW_r{n}_l{ln}"), Sort::Bool));
+            ghost.selection.ls.insert((r, l), program.add_ghost_global(format!("SELLS_r{n}_l{ln}"), Sort::Bool));
             if ghost.clx.contains_key(&l) {
                 ghost.lsx.insert((r, l), program.add_ghost_global(format!("LSX_r{n}_l{ln}"), Sort::Bool));
+                ghost.selection.lsx.insert((r, l), program.add_ghost_global(format!("SELLSX_r{n}_l{ln}"), Sort::Bool));
             }
         }
     }
@@ -602,10 +706,38 @@ fn record_access(
             let value = Expr::and(Expr::var(lsx), Expr::or(Expr::not(hit.clone()), Expr::var(clx)));
             out.push(Command::Assign { target: lsx, value, span: None });
         }
+        if let (true, Some(&lsw)) = (write, ghost.lsw.get(&(r, l))) {
+            let value = Expr::and(Expr::var(lsw), Expr::or(Expr::not(hit.clone()), Expr::var(ghost.cls[&l])));
+            out.push(Command::Assign { target: lsw, value, span: None });
+        }
     }
     let site_var = if write { ghost.site_write[&region] } else { ghost.site_read[&region] };
-    let value = Expr::ite(hit, Expr::int(site as i128), Expr::var(site_var));
+    let value = Expr::ite(hit.clone(), Expr::int(site as i128), Expr::var(site_var));
     out.push(Command::Assign { target: site_var, value, span: None });
+    select_access(ghost, region, hit, write, atomic, out);
+}
+
+/// `CHOOSE := *; if (hit && CHOOSE) { SEL := true; SELW := write; SELA :=
+/// atomic; SELLS[L] := CLS[L]; SELLSX[L] := CLX[L] }`, as assignments.
+fn select_access(ghost: &Ghost, region: RegionId, hit: Expr, write: bool, atomic: bool, out: &mut Vec<Command>) {
+    let sel = &ghost.selection;
+    out.push(Command::Havoc { vars: vec![sel.choose], span: None });
+    let take = Expr::and(hit, Expr::var(sel.choose));
+    let mut set = |target: VarId, value: Expr| {
+        out.push(Command::Assign { target, value: Expr::ite(take.clone(), value, Expr::var(target)), span: None });
+    };
+    set(sel.sel[&region], Expr::bool(true));
+    set(sel.write[&region], Expr::bool(write));
+    set(sel.atomic[&region], Expr::bool(atomic));
+    for (&(r, l), &v) in sel.ls.range((region, LockId::from_u32(0))..) {
+        if r != region {
+            break;
+        }
+        set(v, Expr::var(ghost.cls[&l]));
+        if let (Some(&x), Some(&clx)) = (sel.lsx.get(&(r, l)), ghost.clx.get(&l)) {
+            set(x, Expr::var(clx));
+        }
+    }
 }
 
 fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out: &mut Vec<Command>) {

@@ -215,7 +215,7 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
         quiesced_within: lp.quiesced_within.clone(),
         ..Summaries::default()
     };
-    for v in g.ls.values().chain(g.lsx.values()) {
+    for v in g.ls.values().chain(g.lsx.values()).chain(g.lsw.values()) {
         s.monotone.insert(*v, Monotone::Shrinks);
     }
     for v in g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()) {
@@ -363,7 +363,7 @@ fn ghost_kinds(lp: &LocksetProgram) -> HashMap<VarId, GhostKind> {
     for v in g.cls.values().chain(g.clx.values()).chain([&g.live]) {
         kinds.insert(*v, GhostKind::State);
     }
-    for ((_, l), v) in &g.ls {
+    for ((_, l), v) in g.ls.iter().chain(&g.lsw) {
         kinds.insert(*v, GhostKind::Lockset(g.cls[l]));
     }
     for ((_, l), v) in &g.lsx {

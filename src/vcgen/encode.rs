@@ -136,11 +136,15 @@ pub struct Slice<'a> {
     /// those of the kept regions' variables (`true`), or those of the
     /// variables of no region (`false`, the lock state and liveness).
     pub check_regions: bool,
+    /// Variables sliced away whatever their region: the access selection
+    /// ([`crate::instrument::lockset::Selection`]), except in the check
+    /// that uses it.
+    pub dropped: Option<&'a std::collections::HashSet<VarId>>,
 }
 
 impl Slice<'_> {
     fn dropped(&self, v: VarId) -> bool {
-        self.region_of.get(&v).is_some_and(|r| !self.keep.contains(r))
+        self.dropped.is_some_and(|d| d.contains(&v)) || self.region_of.get(&v).is_some_and(|r| !self.keep.contains(r))
     }
 }
 

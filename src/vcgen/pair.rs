@@ -7,9 +7,24 @@
 //! address and the other reads or writes it, not both atomically, the
 //! failure condition is: both bodies reach their end, they conflict, and no
 //! lock L was held at all their accesses to the watched address in both
-//! (for a lock with a shared mode, held exclusively by at least one). An
+//! (for a lock with a shared mode, held exclusively by at least one).
+//! Every conflicting pair has a write on one side, so the side that wrote
+//! only needs L at all its writes (`LSW`): the failure is that one entry
+//! point wrote, conflicting with an access of the other, and no lock is in
+//! both its `LSW` and the other's `LS`, or the same the other way round. An
 //! unsatisfiable failure proves R race-free for the pair at every address,
 //! because the watched address `W_R` is unconstrained.
+//!
+//! The selected-pair check ([`encode_selected_pair`]) is the second,
+//! finer check of a region the first one reports: with `SEL`, `SELW`,
+//! `SELA`, `SELLS` the access each run selected
+//! ([`crate::instrument::lockset`], "Selected accesses"), its failure
+//! condition is: both bodies reach their end, both selected an access, at
+//! least one of them a write, not both atomic, and no lock held at both
+//! (for a lock with a shared mode, exclusively at one). Since any pair of
+//! accesses can be the selected one, an unsatisfiable condition proves
+//! that every pair of conflicting accesses shares a lock: the region is
+//! race-free for the pair, even when no one lock is held at all of them.
 //!
 //! Each body runs with `PARTNER` the index of the other entry point, so an
 //! init entry point records only the accesses it makes once a registration
@@ -26,7 +41,7 @@ use super::encode::{CheckOf, Encoded, Encoder, Env, Slice, Vc};
 use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
 use crate::ir::{Expr, RegionId, VarId};
 use crate::models::EntryKind;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The regions a pair is checked on: those both entry points access.
 pub fn shared_regions(a: &InstrumentedEntry, b: &InstrumentedEntry) -> BTreeSet<RegionId> {
@@ -50,12 +65,38 @@ pub fn encode_pair(
     held: [&BTreeSet<crate::ir::LockId>; 2],
     only: Option<RegionId>,
 ) -> (Vc, [EntryRun; 2]) {
+    encode(lp, summaries, [first, second], held, only, false)
+}
+
+/// Encodes the selected-pair check of region `r` for the pair (`first`,
+/// `second`): one check, whose failure is a pair of selected accesses with
+/// disjoint locksets.
+pub fn encode_selected_pair(
+    lp: &LocksetProgram,
+    summaries: &Summaries,
+    first: usize,
+    second: usize,
+    held: [&BTreeSet<crate::ir::LockId>; 2],
+    r: RegionId,
+) -> Vc {
+    encode(lp, summaries, [first, second], held, Some(r), true).0
+}
+
+fn encode(
+    lp: &LocksetProgram,
+    summaries: &Summaries,
+    [first, second]: [usize; 2],
+    held: [&BTreeSet<crate::ir::LockId>; 2],
+    only: Option<RegionId>,
+    selected: bool,
+) -> (Vc, [EntryRun; 2]) {
     let mut regions = shared_regions(&lp.entries[first], &lp.entries[second]);
     if let Some(r) = only {
         regions.retain(|x| *x == r);
     }
     // Only the ghost state of the regions both access matters.
-    let slice = Slice { region_of: &lp.region_of, keep: regions.clone(), check_regions: true };
+    let dropped = (!selected).then_some(&lp.selection_vars);
+    let slice = Slice { region_of: &lp.region_of, keep: regions.clone(), check_regions: true, dropped };
     let mut enc = Encoder::for_pair(&lp.program, summaries, slice);
     // The watched addresses are shared by both runs.
     let mut shared = Env::new();
@@ -110,7 +151,7 @@ pub fn encode_pair(
         enc.vc.constraints.push(crate::analyses::objects::separated(Expr::var(*x), Expr::var(*y)));
     }
     for r in regions {
-        let failure = race_condition(&mut enc, lp, &runs, r);
+        let failure = if selected { selected_race(&mut enc, lp, &runs, r) } else { race_condition(&mut enc, lp, &runs, r) };
         enc.vc.checks.push((failure, CheckOf::Race(r)));
     }
     (enc.vc, runs)
@@ -133,21 +174,35 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
     };
     let [pr1, pw1, ar1, aw1] = flags(enc, &runs[0]);
     let [pr2, pw2, ar2, aw2] = flags(enc, &runs[1]);
+    let any1 = Expr::or_all(vec![pr1.clone(), pw1.clone(), ar1.clone(), aw1.clone()]);
     let any2 = Expr::or_all(vec![pr2.clone(), pw2.clone(), ar2.clone(), aw2.clone()]);
-    // Conflicting accesses: at least one write, not both atomic.
-    let conflict = Expr::or_all(vec![
-        Expr::and(pw1.clone(), any2),
-        Expr::and(pr1.clone(), Expr::or(pw2.clone(), aw2.clone())),
-        Expr::and(aw1.clone(), Expr::or(pr2.clone(), pw2.clone())),
-        Expr::and(ar1, pw2),
-    ]);
+    // Conflicting accesses, at least one a write, not both atomic: a write
+    // of the first entry point, or one of the second.
+    let writes1 = Expr::or(Expr::and(pw1.clone(), any2), Expr::and(aw1, Expr::or(pr2.clone(), pw2.clone())));
+    let writes2 = Expr::or(Expr::and(pw2, any1), Expr::and(aw2, Expr::or(pr1, pw1)));
+    // A write's lockset includes `LSW` and any access's includes `LS`.
+    let lsw1 = protections(enc, lp, runs, r, [&g.lsw, &g.ls]);
+    let lsw2 = protections(enc, lp, runs, r, [&g.ls, &g.lsw]);
+    Expr::and_all(vec![
+        runs[0].end.exit_reach.clone(),
+        runs[1].end.exit_reach.clone(),
+        Expr::or(Expr::and(writes1, Expr::not(lsw1)), Expr::and(writes2, Expr::not(lsw2))),
+    ])
+}
+
+/// Per-region locksets (`LS`, `LSW`).
+type LockSets = BTreeMap<(RegionId, crate::ir::LockId), VarId>;
+
+/// Some lock L is in `sets[0]` of the first run and `sets[1]` of the
+/// second (for a lock with a shared mode, held exclusively at every access
+/// of one of them). A lock without a lockset for R is held at no access to
+/// R.
+fn protections(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2], r: RegionId, sets: [&LockSets; 2]) -> Expr {
+    let g = &lp.ghost;
     let mut protections = Vec::new();
-    // A lock without a lockset for R is held at no access to R.
     for l in g.cls.keys() {
-        let Some(&ls) = g.ls.get(&(r, *l)) else { continue };
-        let ls1 = at_end(enc, &runs[0], ls);
-        let ls2 = at_end(enc, &runs[1], ls);
-        let both = Expr::and(ls1, ls2);
+        let (Some(&a), Some(&b)) = (sets[0].get(&(r, *l)), sets[1].get(&(r, *l))) else { continue };
+        let both = Expr::and(at_end(enc, &runs[0], a), at_end(enc, &runs[1], b));
         match g.lsx.get(&(r, *l)) {
             Some(x) => {
                 let x1 = at_end(enc, &runs[0], *x);
@@ -157,10 +212,36 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
             _ => protections.push(both),
         }
     }
+    Expr::or_all(protections)
+}
+
+/// The failure condition of the selected-pair check on region `r`.
+fn selected_race(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2], r: RegionId) -> Expr {
+    let sel = &lp.ghost.selection;
+    let [s1, s2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.sel[&r]));
+    let [w1, w2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.write[&r]));
+    let [a1, a2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.atomic[&r]));
+    let mut protections = Vec::new();
+    for (&(region, l), &ls) in &sel.ls {
+        if region != r {
+            continue;
+        }
+        let both = Expr::and(at_end(enc, &runs[0], ls), at_end(enc, &runs[1], ls));
+        match sel.lsx.get(&(r, l)) {
+            Some(x) => {
+                let either = Expr::or(at_end(enc, &runs[0], *x), at_end(enc, &runs[1], *x));
+                protections.push(Expr::and(both, either));
+            }
+            None => protections.push(both),
+        }
+    }
     Expr::and_all(vec![
         runs[0].end.exit_reach.clone(),
         runs[1].end.exit_reach.clone(),
-        conflict,
+        s1,
+        s2,
+        Expr::or(w1, w2),
+        Expr::not(Expr::and(a1, a2)),
         Expr::not(Expr::or_all(protections)),
     ])
 }

@@ -130,7 +130,12 @@ pub(super) fn infer<S: PairSolver>(
                 .par_iter()
                 .with_max_len(1)
                 .map(|(component, keep, mine)| {
-                    let slice = Slice { region_of: &lp.region_of, keep: keep.clone(), check_regions: regions };
+                    let slice = Slice {
+                        region_of: &lp.region_of,
+                        keep: keep.clone(),
+                        check_regions: regions,
+                        dropped: Some(&lp.selection_vars),
+                    };
                     let vc_of = |s: &Summaries, p: ProcId| procedure_vc(lp, s, p, &slice);
                     // A context of its own: the models, and so the order
                     // candidates fall in and the number of checks, then
