@@ -295,13 +295,13 @@ enum ReturnKind {
 
 const RETURN_KINDS: &[(&str, ReturnKind)] = &[
     ("havoc", ReturnKind::Havoc),
-    ("any-of-type", ReturnKind::AnyOfType),
     ("fresh", ReturnKind::Fresh),
     ("null-or-fresh", ReturnKind::NullOrFresh),
     ("error-or-fresh", ReturnKind::ErrorOrFresh),
     ("uninterpreted", ReturnKind::Uninterpreted),
     ("arg", ReturnKind::Arg),
     ("never", ReturnKind::Never),
+    ("any-of-type", ReturnKind::AnyOfType),
 ];
 
 fn extent(context: &str, arg: usize, size_arg: Option<usize>, written: Option<&str>) -> Result<Extent, String> {
@@ -426,6 +426,13 @@ mod tests {
     fn rejected(rules: &str, expected: &str) {
         let e = load(rules).expect_err(rules);
         assert!(e.message.contains(expected), "expected `{expected}` in: {}", e.message);
+    }
+
+    #[test]
+    fn any_of_type_results() {
+        let m = load(r#"<function name="__VERIFIER_nondet_int" keeps="none" reason="r"><returns kind="any-of-type"/></function>"#).unwrap();
+        assert_eq!(m.functions["__VERIFIER_nondet_int"].returns, ReturnModel::AnyOfType);
+        assert!(load(r#"<function name="f" reason="r"><returns kind="any-of-type" arg="0"/></function>"#).is_err(), "no arg for any-of-type");
     }
 
     #[test]
