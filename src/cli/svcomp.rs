@@ -388,6 +388,31 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         results = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &deeper);
         used = deeper;
     }
+    // Still nothing: one more search in which every `__VERIFIER_nondet_*`
+    // result may take any value of its type, not only 0 or 1 (a loop bound
+    // of 5 to 10, a value other than the one a thread read). It comes last
+    // because wide values give the solver witnesses that wrap around,
+    // which the replay rejects.
+    let now = std::time::Instant::now();
+    if !confirmed(&results) && !witness_program.nondet_ranges.is_empty() && now + Duration::from_secs(2) < deadline {
+        let wide_values = crate::precise::Options {
+            main_unroll: args.main_unroll,
+            nondet_values: true,
+            deadline: Some(deadline.min(now + RETRY_BUDGET)),
+            ..precise_options.clone()
+        };
+        let found = crate::precise::check(&witness_program, &pairs, &verdicts, &held, &wide_values);
+        if confirmed(&found) {
+            results = found;
+            used = wide_values;
+        } else if args.verbose {
+            for (p, (r, v)) in found.iter().flat_map(|p| p.regions.iter().map(move |rv| (p, rv))) {
+                if let crate::precise::PreciseVerdict::Unknown(u) = v {
+                    eprintln!("precise (nondet values) {} / {} on {r}: {u}", p.first, p.second);
+                }
+            }
+        }
+    }
     let mut undecided = None;
     for (p, v) in results.iter().flat_map(|p| p.regions.iter().map(move |(r, v)| (p, (r, v)))) {
         match v.1 {

@@ -77,7 +77,7 @@ pub const EXACT: &[(&str, &str)] = &[
     ("pthread_cond_broadcast", "as pthread_cond_signal"),
     ("pthread_cond_wait", "keeps the mutex held and returns at once: a spurious wake-up, without the release (fewer behaviours)"),
     ("pthread_cond_timedwait", "as pthread_cond_wait; a timeout returns at once too"),
-    ("__VERIFIER_nondet_int", "any value (SV-COMP rules); 0 or 1 in the precise phase"),
+    ("__VERIFIER_nondet_int", "any value of its type (SV-COMP rules); 0 or 1 in the precise phase, any value of the type in its last search"),
     ("__VERIFIER_nondet_uint", "as __VERIFIER_nondet_int"),
     ("__VERIFIER_nondet_long", "as __VERIFIER_nondet_int"),
     ("__VERIFIER_nondet_ulong", "as __VERIFIER_nondet_int"),

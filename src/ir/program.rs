@@ -337,6 +337,13 @@ pub struct Program {
     /// arithmetic past an object's end is undefined), which the precise
     /// phase and its replay enforce. Facts for the precise phase only.
     pub inside: std::collections::BTreeMap<VarId, Expr>,
+    /// The havocked variables that receive the result of a call whose
+    /// model returns any value of the call's C type (`returns
+    /// kind="any-of-type"`: SV-COMP's `__VERIFIER_nondet_*`), with that
+    /// type's range, inclusive. Every value of the range is one the call
+    /// may return, so a witness may choose any. Facts for the precise
+    /// phase only.
+    pub nondet_ranges: std::collections::BTreeMap<VarId, (i128, i128)>,
     /// The globals (by address function, with a size in `global_sizes`)
     /// whose memory nothing writes: the string literals, which the kernel
     /// keeps in read-only data (`.rodata`, mapped read-only with

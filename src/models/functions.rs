@@ -38,6 +38,9 @@
 //!
 //! **Result.** `<returns kind="…"/>`, at most one; without it, `havoc`:
 //! - `havoc`: any value;
+//! - `any-of-type`: any value of the call's C type, and every such value
+//!   is possible (`__VERIFIER_nondet_int`): the precise phase of
+//!   `racewatch svcomp` may choose any of them for a witness;
 //! - `fresh`: a non-NULL address distinct from all live memory;
 //! - `null-or-fresh`: NULL or such an address (allocators, which may fail);
 //! - `uninterpreted`: a function of the arguments: equal arguments give
@@ -139,6 +142,9 @@ pub struct AtomicEffect {
 pub enum ReturnModel {
     /// Any value.
     Havoc,
+    /// Any value of the call's C type, each of which the function may
+    /// return (SV-COMP's `__VERIFIER_nondet_*`).
+    AnyOfType,
     /// A non-NULL address distinct from all live memory.
     Fresh,
     /// NULL, or an address distinct from all live memory.
@@ -278,6 +284,7 @@ const EXTENTS: &[(&str, Extent)] = &[("pointee", Extent::Pointee), ("unbounded",
 #[derive(Clone, Copy)]
 enum ReturnKind {
     Havoc,
+    AnyOfType,
     Fresh,
     NullOrFresh,
     ErrorOrFresh,
@@ -294,6 +301,7 @@ const RETURN_KINDS: &[(&str, ReturnKind)] = &[
     ("uninterpreted", ReturnKind::Uninterpreted),
     ("arg", ReturnKind::Arg),
     ("never", ReturnKind::Never),
+    ("any-of-type", ReturnKind::AnyOfType),
 ];
 
 fn extent(context: &str, arg: usize, size_arg: Option<usize>, written: Option<&str>) -> Result<Extent, String> {
@@ -368,6 +376,7 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
                 (ReturnKind::Arg, None) => return Err(format!("{context}: kind=\"arg\" needs arg")),
                 (_, Some(_)) => return Err(format!("{context}: arg is only for kind=\"arg\"")),
                 (ReturnKind::Havoc, None) => ReturnModel::Havoc,
+                (ReturnKind::AnyOfType, None) => ReturnModel::AnyOfType,
                 (ReturnKind::Fresh, None) => ReturnModel::Fresh,
                 (ReturnKind::NullOrFresh, None) => ReturnModel::NullOrFresh,
                 (ReturnKind::ErrorOrFresh, None) => ReturnModel::ErrorOrFresh,
@@ -417,6 +426,13 @@ mod tests {
     fn rejected(rules: &str, expected: &str) {
         let e = load(rules).expect_err(rules);
         assert!(e.message.contains(expected), "expected `{expected}` in: {}", e.message);
+    }
+
+    #[test]
+    fn any_of_type_results() {
+        let m = load(r#"<function name="__VERIFIER_nondet_int" keeps="none" reason="r"><returns kind="any-of-type"/></function>"#).unwrap();
+        assert_eq!(m.functions["__VERIFIER_nondet_int"].returns, ReturnModel::AnyOfType);
+        assert!(load(r#"<function name="f" reason="r"><returns kind="any-of-type" arg="0"/></function>"#).is_err(), "no arg for any-of-type");
     }
 
     #[test]

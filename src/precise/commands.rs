@@ -119,9 +119,15 @@ impl Exec<'_> {
                             }
                             if self.program_start && self.program.variables[*v].sort == Sort::Int && !self.is_address_havoc(*v) {
                                 // A value every C integer type holds: the
-                                // witness never needs one outside its type.
-                                let zero = self.t.int(0);
-                                let one = self.t.int(1);
+                                // witness never needs one outside its type;
+                                // a nondet result may take any value of its
+                                // own type when the search allows it.
+                                let (lo, hi) = match program.nondet_ranges.get(v) {
+                                    Some(&range) if self.nondet_values => range,
+                                    _ => (0, 1),
+                                };
+                                let zero = self.t.int(lo);
+                                let one = self.t.int(hi);
                                 let lo = self.t.le(zero, h);
                                 let hi = self.t.le(h, one);
                                 let c = self.t.and(&[lo, hi]);

@@ -236,6 +236,10 @@ pub struct Exec<'a> {
     /// the memory it left), and a havocked value that is not an address
     /// is 0 or 1 ([`super::start::address_havocs`]).
     pub program_start: bool,
+    /// In program-start mode, a havoc in [`Program::nondet_ranges`] takes
+    /// any value of its range instead of 0 or 1
+    /// ([`super::Options::nondet_values`]).
+    pub nondet_values: bool,
     /// In program-start mode, the havocked variables used as addresses.
     pub(super) address_havocs: Option<std::rc::Rc<std::collections::HashSet<VarId>>>,
     /// The init entry point's procedure (`main`): the thread that runs it
@@ -316,6 +320,7 @@ impl<'a> Exec<'a> {
             starts: HashMap::new(),
             waits: Vec::new(),
             program_start: false,
+            nondet_values: false,
             address_havocs: None,
         }
     }

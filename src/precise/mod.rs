@@ -106,6 +106,14 @@ pub struct Options {
     /// initial value and no uninterpreted value. Off for drivers.
     #[serde(default)]
     pub program_start: bool,
+    /// In program-start mode, a result of `__VERIFIER_nondet_*` (a havoc
+    /// in [`Program::nondet_ranges`]) takes any value of its C type
+    /// instead of 0 or 1: a program may need a value past 1 (a loop bound
+    /// of 5 to 10, a seed other than the one read). Off in the first
+    /// searches, where the solver's freedom to pick wide values that wrap
+    /// around would make it find witnesses the replay rejects.
+    #[serde(default)]
+    pub nondet_values: bool,
 }
 
 impl Default for Options {
@@ -123,6 +131,7 @@ impl Default for Options {
             deadline: None,
             dump_dir: None,
             program_start: false,
+            nondet_values: false,
         }
     }
 }
@@ -175,7 +184,10 @@ pub struct PrecisePair {
 
 /// The bounds a verdict holds within, for reports.
 pub fn bounds_text(o: &Options) -> String {
-    let main = if o.program_start && o.main_unroll > o.unroll { format!(", main's loops unrolled {}", o.main_unroll) } else { String::new() };
+    let mut main = if o.program_start && o.main_unroll > o.unroll { format!(", main's loops unrolled {}", o.main_unroll) } else { String::new() };
+    if o.program_start && o.nondet_values {
+        main.push_str(", nondet values of their whole type");
+    }
     format!("K={}, unroll {}{main}, inline depth {}, yields {}{}", o.k, o.unroll, o.inline_depth, o.yields.as_str(), if o.strict { ", strict" } else { "" })
 }
 
@@ -193,6 +205,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let init_fits = init.is_some_and(|p| {
         let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false, Default::default()), BTreeSet::new(), false, bounds(options));
         e.program_start = options.program_start;
+        e.nondet_values = options.nondet_values;
         e.init_entry = Some(p);
         e.thread(Who::Init, p, &[], false);
         // In program-start mode init may halt at a loop bound.
@@ -356,6 +369,7 @@ impl Setup<'_> {
                 bounds(self.options),
             );
             exec.program_start = self.options.program_start;
+            exec.nondet_values = self.options.nondet_values;
             exec.init_entry = self.init;
             exec.separate_globals();
             exec.set_pair(&first.name, &second.name, self.closure.clone());

@@ -737,7 +737,13 @@ impl Interp<'_, '_, '_, '_> {
                         // (a ranged access of a model): it stays inside the
                         // object its base points into (super::separation).
                         None => match self.oracle.value(t, sort) {
-                            Some(x) if self.start.is_some() && sort == Sort::Int && !super::start::havoc_allowed(x) && !self.address_havocs.contains(v) => {
+                            Some(x)
+                                if self.start.is_some()
+                                    && sort == Sort::Int
+                                    && !super::start::havoc_allowed(x)
+                                    && !self.address_havocs.contains(v)
+                                    && !self.program.nondet_ranges.get(v).is_some_and(|&(lo, hi)| lo <= x && x <= hi) =>
+                            {
                                 return reject("a havocked value outside what every integer type holds");
                             }
                             Some(x) => {

@@ -641,6 +641,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
         let result = match model.returns {
             ReturnModel::Havoc => Expr::var(self.havoc()),
+            // Any value of the call's integer type (an enum's range is the
+            // implementation's, so it gets none, nor does a pointer).
+            ReturnModel::AnyOfType => {
+                let r = self.havoc();
+                let ty = c.ty();
+                if layout::is_integral(ty) && ty.canonical().kind() != crate::frontend::clang::TypeKind::Enum {
+                    let range = if layout::is_bool(ty) { (0, 1) } else { layout::integer_range(ty) };
+                    self.b.program().nondet_ranges.insert(r, range);
+                }
+                Expr::var(r)
+            }
             // Without an exact value (a bit number that is not a constant,
             // a counter that is not one scalar), the result is arbitrary.
             ReturnModel::Atomic => match atomic_result {

@@ -371,7 +371,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             return value;
         }
         let bits = (layout::size_of(ty) * 8).min(127) as u32;
-        let (lo, hi) = if is_unsigned(ty) { (0i128, (1i128 << bits) - 1) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
+        let (lo, hi) = layout::integer_range(ty);
         if let Expr::Int(v) = value {
             if v >= lo && v <= hi {
                 return value;

@@ -90,6 +90,13 @@ pub fn is_unsigned(ty: Type<'_>) -> bool {
     is_unsigned_integer(kind) || kind == TypeKind::Pointer
 }
 
+/// The values an integer type of this size and signedness holds,
+/// inclusive (two's complement).
+pub fn integer_range(ty: Type<'_>) -> (i128, i128) {
+    let bits = (size_of(ty) * 8).min(127) as u32;
+    if is_unsigned(ty) { (0, (1i128 << bits) - 1) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) }
+}
+
 /// The size in bytes; 1 for `void` and function types, as GNU C's pointer
 /// arithmetic has it.
 pub fn size_of(ty: Type<'_>) -> u64 {

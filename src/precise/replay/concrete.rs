@@ -285,6 +285,26 @@ impl Interp<'_, '_, '_, '_> {
                 return reject("the witness places an object in the error pointers' page (IS_ERR of an object's address is false in the kernel)");
             }
         }
+        // C's division truncates toward zero, the solver's is Euclidean:
+        // they agree only on non-negative operands (and a nonzero divisor),
+        // so in program-start mode a witness dividing anything else is
+        // refused (wide nondet values reach negative operands).
+        if self.start.is_some() {
+            let mut divisions = Vec::new();
+            e.walk(&mut |sub| {
+                if let crate::ir::Expr::Binary(crate::ir::BinaryOp::Div | crate::ir::BinaryOp::Rem, a, b) = sub {
+                    divisions.push(((**a).clone(), (**b).clone()));
+                }
+            });
+            for (a, b) in &divisions {
+                let ta = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], a);
+                let tb = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], b);
+                match (self.oracle.int(ta), self.oracle.int(tb)) {
+                    (Some(x), Some(y)) if x >= 0 && y > 0 => {}
+                    _ => return reject("the witness divides a negative value or by zero, where C's division and the solver's differ"),
+                }
+            }
+        }
         let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], e);
         if self.start.is_some() && applies_function(self.oracle.terms, t) {
             // A bit operation, a wrap-around or another function the
