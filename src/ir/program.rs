@@ -212,6 +212,15 @@ pub struct ObjectParam {
     pub stage: crate::models::Stage,
     /// The rule's `quiet-at-begin`.
     pub quiet_at_begin: bool,
+    /// The rule's `after-begin`.
+    pub after_begin: bool,
+    /// The variables holding the structures the entry point is stored in
+    /// (`sonypi_misc_fops`), one per registration; empty when a
+    /// registration names none.
+    pub holders: Vec<String>,
+    /// The region name of the object's field naming its operations
+    /// (`struct file.f_op`), from the rule's `ops-field`.
+    pub ops_field: Option<String>,
 }
 
 /// A pre- or postcondition.

@@ -79,6 +79,15 @@ pub struct LifetimeRule {
     /// only begin makes live and end quiesces is not running when begin
     /// starts ([`crate::instrument::lockset`]).
     pub quiet_at_begin: bool,
+    /// `after-begin="true"`: every other callback runs on an object whose
+    /// begin callback returned 0, so the precise phase runs the driver's
+    /// begin callback of the same structure, to success, at the start of
+    /// the thread of any other callback ([`crate::precise::prefix`]).
+    pub after_begin: bool,
+    /// `ops-field`: the object's field naming its operations (`f_op`);
+    /// a driver storing to it may run an operation of another structure
+    /// than the one whose begin callback ran.
+    pub ops_field: Option<String>,
 }
 
 impl LifetimeRule {
@@ -101,6 +110,10 @@ pub(super) struct LifetimeXml {
     reason: String,
     #[serde(rename = "@quiet-at-begin", default)]
     quiet_at_begin: Option<String>,
+    #[serde(rename = "@after-begin", default)]
+    after_begin: Option<String>,
+    #[serde(rename = "@ops-field", default)]
+    ops_field: Option<String>,
     #[serde(rename = "callback", default)]
     callbacks: Vec<CallbackXml>,
 }
@@ -147,7 +160,15 @@ pub(super) fn rule(x: LifetimeXml) -> Result<LifetimeRule, String> {
     if quiet_at_begin && !(callbacks.iter().any(|c| c.stage == Stage::Begin) && callbacks.iter().any(|c| c.stage == Stage::End)) {
         return Err(format!("{context}: quiet-at-begin needs a begin and an end callback"));
     }
-    Ok(LifetimeRule { name: x.name, object: x.object, reason: x.reason, callbacks, quiet_at_begin })
+    let after_begin = match x.after_begin.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => return Err(format!("{context}: after-begin must be true or false (got `{other}`)")),
+    };
+    if after_begin && !callbacks.iter().any(|c| c.stage == Stage::Begin) {
+        return Err(format!("{context}: after-begin needs a begin callback"));
+    }
+    Ok(LifetimeRule { name: x.name, object: x.object, reason: x.reason, callbacks, quiet_at_begin, after_begin, ops_field: x.ops_field })
 }
 
 /// Checks a rule's callbacks against the modelled callback structures.

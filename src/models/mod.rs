@@ -626,6 +626,14 @@ mod tests {
     }
 
     #[test]
+    fn the_file_rule_runs_operations_after_open() {
+        let m = KernelModels::embedded().expect("the shipped models are valid");
+        let files = m.lifetimes.iter().find(|r| r.name == "open-file").expect("the open-file rule");
+        assert!(files.after_begin);
+        assert_eq!(files.ops_field.as_deref(), Some("f_op"));
+    }
+
+    #[test]
     fn embedded_lock_models_match_what_6_12_calls_become() {
         let m = KernelModels::embedded().expect("the shipped models are valid");
         let lock = |name: &str| m.lock_functions.get(name).unwrap_or_else(|| panic!("{name} is not modelled"));

@@ -320,9 +320,13 @@ impl Exec<'_> {
         if who == Who::Init || self.mem.is_private(cell) {
             return;
         }
-        let checked = self.race_checked(region, if atomic { AccessKind::Atomic } else { AccessKind::Plain });
+        let checked = !self.in_prefix && self.race_checked(region, if atomic { AccessKind::Atomic } else { AccessKind::Plain });
         let stamp = Cell::Stamp(region);
-        let mine = if self.strict && checked {
+        // With a begin prefix in the pair, writes outside the prefixes
+        // stamp too, and a check fails only if one of them came between
+        // (the replay counts no prefix write as the conflicting one).
+        let stamps = self.strict || self.prefixed;
+        let mine = if stamps && checked {
             if write {
                 self.stamps += 1;
                 let id = self.t.int(self.stamps);
@@ -332,7 +336,7 @@ impl Exec<'_> {
                 Some(self.read(who, stamp, address, st, reach))
             }
         } else {
-            if self.strict && write && self.checked.contains(&region) {
+            if stamps && write && !self.in_prefix && self.checked.contains(&region) {
                 // Every write stamps, so that a checked read sees it.
                 self.stamps += 1;
                 let id = self.t.int(self.stamps);
@@ -351,7 +355,14 @@ impl Exec<'_> {
         let same = match mine {
             Some(expected) => {
                 let now = self.read(who, stamp, address, st, reach);
-                self.t.eq(now, expected)
+                let stamp_same = self.t.eq(now, expected);
+                if self.strict {
+                    stamp_same
+                } else {
+                    let now = self.read(who, cell, address, st, reach);
+                    let value_same = self.t.eq(now, value);
+                    self.t.or(&[stamp_same, value_same])
+                }
             }
             None => {
                 let now = self.read(who, cell, address, st, reach);

@@ -248,6 +248,12 @@ pub struct Exec<'a> {
     pub(super) init_entry: Option<ProcId>,
     /// The thread running `init_entry`.
     init_who: Option<Who>,
+    /// Set while a thread runs its begin prefix ([`super::prefix`]): its
+    /// accesses get no race check.
+    pub(super) in_prefix: bool,
+    /// Whether a thread of the pair runs a begin prefix: then writes
+    /// outside it are stamped ([`super::commands`]).
+    pub prefixed: bool,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -322,6 +328,8 @@ impl<'a> Exec<'a> {
             program_start: false,
             nondet_values: false,
             address_havocs: None,
+            in_prefix: false,
+            prefixed: false,
         }
     }
 
@@ -434,6 +442,13 @@ impl<'a> Exec<'a> {
     /// it runs holding taken, its callbacks required live (`require_live`),
     /// then its body, then the pseudo locks released.
     pub fn thread(&mut self, who: Who, entry: ProcId, held: &[LockId], require_live: bool) {
+        self.thread_after(who, entry, held, require_live, None);
+    }
+
+    /// [`Self::thread`], with the begin callback `prefix` (its procedure,
+    /// its parameter receiving the object, and the entry point's parameter
+    /// holding it) run first, to a return of 0 ([`super::prefix`]).
+    pub fn thread_after(&mut self, who: Who, entry: ProcId, held: &[LockId], require_live: bool, prefix: Option<(ProcId, usize, usize)>) {
         let round = Round::constant(&self.t, self.bounds.k, 1);
         let mut st = State { env: HashMap::new(), round };
         let mut reach = self.t.bool(true);
@@ -477,10 +492,47 @@ impl<'a> Exec<'a> {
                 self.constraints.push(below);
             }
         }
+        let mut before = None;
+        if let Some((open, param, own)) = prefix {
+            stage += 1;
+            self.site = Site::Thread(who, stage);
+            let params = self.program.procedures[open].params.clone();
+            let mut pargs = Vec::new();
+            for (k, p) in params.iter().enumerate() {
+                let sort = self.program.variables[*p].sort;
+                let a = match args.get(own) {
+                    Some(&object) if k == param => object,
+                    _ => {
+                        let a = self.fresh(&format!("arg.{}", who_tag(who)), sort);
+                        if sort == Sort::Int {
+                            let below = self.t.lt(a, heap);
+                            self.constraints.push(below);
+                        }
+                        a
+                    }
+                };
+                pargs.push(a);
+            }
+            before = Some((open, pargs.clone()));
+            self.in_prefix = true;
+            let (after, r, results) = self.procedure(who, open, pargs, st, reach, 0);
+            self.in_prefix = false;
+            st = after;
+            reach = r;
+            // The callback runs only on an object whose begin callback
+            // returned 0.
+            if let Some(&ret) = results.first() {
+                let zero = self.t.int(0);
+                let ok = self.t.eq(ret, zero);
+                let active = self.active(who, reach, &st);
+                let c = self.t.implies(active, ok);
+                self.constraints.push(c);
+            }
+        }
         stage += 1;
         self.site = Site::Thread(who, stage);
         let body = stage;
-        self.trace.threads.push(ThreadStart { who, entry, args: args.clone(), held: held.to_vec(), require_live, body });
+        self.trace.threads.push(ThreadStart { who, entry, args: args.clone(), held: held.to_vec(), require_live, body, prefix: before });
         let (after, r, _) = self.procedure(who, entry, args, st, reach, 0);
         st = after;
         reach = r;

@@ -41,6 +41,7 @@ pub mod commands;
 pub mod exec;
 pub mod liveness;
 pub mod memory;
+pub mod prefix;
 pub mod replay;
 mod replay_objects;
 #[cfg(test)]
@@ -387,8 +388,10 @@ impl Setup<'_> {
             let needs_live = |e: &crate::ir::EntryPointInfo| {
                 e.kind != crate::models::EntryKind::Exported && !matches!(e.kind.role(), crate::models::Role::Init | crate::models::Role::Exit)
             };
-            exec.thread(Who::T1, first.procedure, &self.held[i], waits && needs_live(first));
-            exec.thread(Who::T2, second.procedure, &self.held[j], waits && needs_live(second));
+            let [p1, p2] = prefix::of_pair(program, &self.entries, i, j).map(|p| p.map(|p| (self.entries[p.entry].procedure, p.param, p.own)));
+            exec.prefixed = p1.is_some() || p2.is_some();
+            exec.thread_after(Who::T1, first.procedure, &self.held[i], waits && needs_live(first), p1);
+            exec.thread_after(Who::T2, second.procedure, &self.held[j], waits && needs_live(second), p2);
             exec.separate_objects(i, j);
             exec.settle_waits();
             let roots: Vec<TermId> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();

@@ -86,7 +86,7 @@ use super::round::Round;
 use super::separation::{STRIDE, global_layout, in_heap};
 use crate::ir::{AccessKind, Address, Command, LockId, LockMode, ProcId, Program, RegionId, Scope, Sort, Terminator, VarId};
 use crate::solver::{Model, TermBank, TermId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use super::replay_objects::{Origins, POINTER_LIKE, Typed, one_buffer, same_object};
 
@@ -142,6 +142,9 @@ pub struct ThreadStart {
     pub require_live: bool,
     /// The prologue stage of its body's call.
     pub body: u32,
+    /// The begin callback run before the body, at the stage before it,
+    /// and its arguments' terms ([`super::prefix`]).
+    pub prefix: Option<(ProcId, Vec<TermId>)>,
 }
 
 /// The choices of one expansion.
@@ -333,6 +336,9 @@ struct Interp<'p, 'o, 'a, 'c> {
     formed: std::collections::HashSet<i128>,
     /// Every write to shared memory: thread, region, address.
     writes: Vec<(Who, RegionId, i128, Typed, Origins)>,
+    /// The threads running their begin prefix: their writes are not the
+    /// other thread's conflicting write.
+    in_prefix: HashSet<Who>,
     /// Per thread, the values it read from initial shared memory (values
     /// nothing in the run wrote) that may be pointers, with the regions
     /// they were read from.
@@ -410,6 +416,7 @@ pub fn replay_blamed(
         objects: Vec::new(),
         formed: std::collections::HashSet::new(),
         writes: Vec::new(),
+        in_prefix: HashSet::new(),
         initial_pointers: HashMap::new(),
         unwritten: std::collections::HashSet::new(),
         unallocated: Vec::new(),
@@ -552,6 +559,22 @@ impl Interp<'_, '_, '_, '_> {
                 th.stage += 1;
                 th.used = 0;
                 th.yielded = false;
+                continue;
+            }
+            if let (Some((open, args)), true) = (&start.prefix, th.stage + 1 == start.body) {
+                th.stage += 1;
+                th.used = 0;
+                th.yielded = false;
+                if let Some(Choice::Call(inv)) = self.choice(site, &mut used) {
+                    let params = self.program.procedures[*open].params.clone();
+                    let mut env = HashMap::new();
+                    for (p, &a) in params.iter().zip(args) {
+                        let v = self.open_value(a, self.program.variables[*p].sort, "an argument")?;
+                        env.insert(*p, v);
+                    }
+                    self.in_prefix.insert(th.who);
+                    th.frames.push(Frame { inv, instance: 0, command: 0, env, results: Vec::new(), yielded: false, used: 0 });
+                }
                 continue;
             }
             if th.stage < start.body {
@@ -949,6 +972,14 @@ impl Interp<'_, '_, '_, '_> {
                 for (r, target) in returns.iter().zip(&frame.results) {
                     let v = frame.env.get(r).copied().unwrap_or(0);
                     self.set(th, *target, v);
+                }
+                if th.frames.is_empty() && self.in_prefix.remove(&th.who) {
+                    // The begin prefix returned: the callback runs only if
+                    // it returned 0.
+                    if returns.first().is_some_and(|r| frame.env.get(r).copied().unwrap_or(0) != 0) {
+                        let name = &self.program.procedures[self.trace.threads[th.start].entry].name;
+                        return reject(format!("{name}'s begin callback returns an error"));
+                    }
                 }
                 Ok(false)
             }

@@ -290,11 +290,19 @@ fn object_params(models: &KernelModels, ep: &crate::frontend::entry_points::Entr
             .collect();
         let Some(Some(first)) = found.first().copied() else { continue };
         if found.iter().all(|f| *f == Some(first)) {
+            let holders = if ep.origins.iter().all(|o| o.holder.is_some()) {
+                ep.origins.iter().filter_map(|o| o.holder.clone()).collect()
+            } else {
+                Vec::new()
+            };
             out.push(crate::ir::ObjectParam {
                 rule: rule.name.clone(),
                 param: first.0,
                 stage: first.1,
                 quiet_at_begin: rule.quiet_at_begin,
+                after_begin: rule.after_begin,
+                holders,
+                ops_field: rule.ops_field.as_ref().map(|f| format!("{}.{f}", rule.object)),
             });
         }
     }

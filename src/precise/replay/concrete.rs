@@ -172,7 +172,9 @@ impl Interp<'_, '_, '_, '_> {
         }
         self.memory.insert((region, a), v);
         self.unwritten.remove(&(region, a));
-        self.writes.push((who, region, a, typed, origins));
+        if !self.in_prefix.contains(&who) {
+            self.writes.push((who, region, a, typed, origins));
+        }
         Ok(())
     }
 
