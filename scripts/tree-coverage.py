@@ -143,8 +143,6 @@ KNOWN_CAUSES = [
                                "drivers/gpu/drm/msm/registers/gen_header.py from XML): not in any source tree"),
     ("'generated/", "a header generated at build time (xe's generated/xe_wa_oob.h, made by the host program "
                     "xe_gen_wa_oob): not in any source tree"),
-    ("never as a module", "built into the image only; racewatch parses every file as a module (-DMODULE), which "
-                          "hides the declarations kept for built-in code (#ifndef MODULE)"),
     ("'stdlib.h' file not found", "a host program (the Makefile's `hostprogs`), compiled for the build machine "
                                   "with the C library, not kernel code"),
 ]
