@@ -74,7 +74,9 @@ fn bad_input_is_reported_per_file_and_the_rest_completes() {
     let dir = scratch("bad-input");
     copy(&dir, "drivers/corpus-races/globalcnt_fixed.c", "good.c");
     // Heavy enough that z3 runs out of a resource limit the small driver
-    // stays within: its undecided checks make pairs unknown.
+    // stays within: its undecided checks make pairs unknown. (At 12000,
+    // measured with the write locksets: the small driver needs more than
+    // 10000 for one query, the heavy one leaves 3 pairs unknown.)
     copy(&dir, "drivers/corpus/net_ethtool.c", "heavy.c");
     copy(&dir, "drivers/corpus/helpers_only.c", "helpers.c");
     std::fs::write(dir.join("syntax.c"), "#include <linux/module.h>\nstatic int x = ;\n").unwrap();
@@ -82,7 +84,7 @@ fn bad_input_is_reported_per_file_and_the_rest_completes() {
     // refuses to be read at offset 0, whoever reads it.
     std::os::unix::fs::symlink("/proc/self/mem", dir.join("unreadable.c")).unwrap();
     let d = dir.display().to_string();
-    let o = racewatch(&["check", "--no-cache", "--solver-rlimit", "10000", "--format", "json", "-j", "2", &d], &[]);
+    let o = racewatch(&["check", "--no-cache", "--solver-rlimit", "12000", "--format", "json", "-j", "2", &d], &[]);
     let err = stderr(&o);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(o.status.code(), Some(2), "files could not be analysed: exit 2\n{err}");
@@ -103,7 +105,7 @@ fn bad_input_is_reported_per_file_and_the_rest_completes() {
         assert_eq!(errors.count(), 1, "{name}:\n{err}");
     }
     // The text report ends with the table, counting the reasons.
-    let o = racewatch(&["check", "--no-cache", "--solver-rlimit", "10000", "--progress", "none", &d], &[]);
+    let o = racewatch(&["check", "--no-cache", "--solver-rlimit", "12000", "--progress", "none", &d], &[]);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("helpers.c: no entry points"), "{text}");
     assert!(text.contains("files: 2 error, 1 no-entry-points, 2 verified"), "{text}");
