@@ -181,8 +181,8 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
     let writes1 = Expr::or(Expr::and(pw1.clone(), any2), Expr::and(aw1, Expr::or(pr2.clone(), pw2.clone())));
     let writes2 = Expr::or(Expr::and(pw2, any1), Expr::and(aw2, Expr::or(pr1, pw1)));
     // A write's lockset includes `LSW` and any access's includes `LS`.
-    let lsw1 = protections(enc, lp, runs, r, [&g.lsw, &g.ls]);
-    let lsw2 = protections(enc, lp, runs, r, [&g.ls, &g.lsw]);
+    let lsw1 = protections(enc, lp, runs, r, [&g.lsw, &g.ls], &g.lsx);
+    let lsw2 = protections(enc, lp, runs, r, [&g.ls, &g.lsw], &g.lsx);
     Expr::and_all(vec![
         runs[0].end.exit_reach.clone(),
         runs[1].end.exit_reach.clone(),
@@ -194,16 +194,22 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
 type LockSets = BTreeMap<(RegionId, crate::ir::LockId), VarId>;
 
 /// Some lock L is in `sets[0]` of the first run and `sets[1]` of the
-/// second (for a lock with a shared mode, held exclusively at every access
-/// of one of them). A lock without a lockset for R is held at no access to
-/// R.
-fn protections(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2], r: RegionId, sets: [&LockSets; 2]) -> Expr {
-    let g = &lp.ghost;
+/// second (for a lock with a shared mode, also in `exclusive` of one of
+/// them: `LSX`, or the selected access's `SELLSX`). A lock without a
+/// lockset for R is held at no access to R.
+fn protections(
+    enc: &mut Encoder<'_>,
+    lp: &LocksetProgram,
+    runs: &[EntryRun; 2],
+    r: RegionId,
+    sets: [&LockSets; 2],
+    exclusive: &LockSets,
+) -> Expr {
     let mut protections = Vec::new();
-    for l in g.cls.keys() {
+    for l in lp.ghost.cls.keys() {
         let (Some(&a), Some(&b)) = (sets[0].get(&(r, *l)), sets[1].get(&(r, *l))) else { continue };
         let both = Expr::and(at_end(enc, &runs[0], a), at_end(enc, &runs[1], b));
-        match g.lsx.get(&(r, *l)) {
+        match exclusive.get(&(r, *l)) {
             Some(x) => {
                 let x1 = at_end(enc, &runs[0], *x);
                 let x2 = at_end(enc, &runs[1], *x);
@@ -221,20 +227,7 @@ fn selected_race(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2
     let [s1, s2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.sel[&r]));
     let [w1, w2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.write[&r]));
     let [a1, a2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.atomic[&r]));
-    let mut protections = Vec::new();
-    for (&(region, l), &ls) in &sel.ls {
-        if region != r {
-            continue;
-        }
-        let both = Expr::and(at_end(enc, &runs[0], ls), at_end(enc, &runs[1], ls));
-        match sel.lsx.get(&(r, l)) {
-            Some(x) => {
-                let either = Expr::or(at_end(enc, &runs[0], *x), at_end(enc, &runs[1], *x));
-                protections.push(Expr::and(both, either));
-            }
-            None => protections.push(both),
-        }
-    }
+    let protected = protections(enc, lp, runs, r, [&sel.ls, &sel.ls], &sel.lsx);
     Expr::and_all(vec![
         runs[0].end.exit_reach.clone(),
         runs[1].end.exit_reach.clone(),
@@ -242,6 +235,6 @@ fn selected_race(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2
         s2,
         Expr::or(w1, w2),
         Expr::not(Expr::and(a1, a2)),
-        Expr::not(Expr::or_all(protections)),
+        Expr::not(protected),
     ])
 }
