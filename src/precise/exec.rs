@@ -445,18 +445,6 @@ impl<'a> Exec<'a> {
         self.thread_after(who, entry, held, require_live, None);
     }
 
-    /// A fresh argument the kernel passes `who` for parameter `p`; an
-    /// address lies below `heap`.
-    fn kernel_arg(&mut self, who: Who, p: VarId, heap: TermId) -> TermId {
-        let sort = self.program.variables[p].sort;
-        let a = self.fresh(&format!("arg.{}", who_tag(who)), sort);
-        if sort == Sort::Int {
-            let below = self.t.lt(a, heap);
-            self.constraints.push(below);
-        }
-        a
-    }
-
     /// [`Self::thread`], with the begin callback `prefix` (its procedure,
     /// its parameter receiving the object, and the entry point's parameter
     /// holding it) run first, to a return of 0 ([`super::prefix`]).
@@ -488,6 +476,8 @@ impl<'a> Exec<'a> {
             self.site = Site::Thread(who, stage);
             self.acquire(who, l, LockMode::Exclusive, None, &mut st, reach, None, &name);
         }
+        let params = self.program.procedures[entry].params.clone();
+        let args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
         // The kernel's arguments point to objects that existed before the
         // pair's threads: never into one they create, nor into a local's
         // frame (init's calls have returned; super::separation).
@@ -496,8 +486,12 @@ impl<'a> Exec<'a> {
             _ => *self.args_below.get_or_insert(self.bump.end()),
         };
         let heap = self.t.int(limit);
-        let params = self.program.procedures[entry].params.clone();
-        let args: Vec<TermId> = params.iter().map(|p| self.kernel_arg(who, *p, heap)).collect();
+        for (p, &a) in params.iter().zip(&args) {
+            if self.program.variables[*p].sort == Sort::Int {
+                let below = self.t.lt(a, heap);
+                self.constraints.push(below);
+            }
+        }
         let mut before = None;
         if let Some((open, param, own)) = prefix {
             stage += 1;
@@ -505,9 +499,17 @@ impl<'a> Exec<'a> {
             let params = self.program.procedures[open].params.clone();
             let mut pargs = Vec::new();
             for (k, p) in params.iter().enumerate() {
+                let sort = self.program.variables[*p].sort;
                 let a = match args.get(own) {
                     Some(&object) if k == param => object,
-                    _ => self.kernel_arg(who, *p, heap),
+                    _ => {
+                        let a = self.fresh(&format!("arg.{}", who_tag(who)), sort);
+                        if sort == Sort::Int {
+                            let below = self.t.lt(a, heap);
+                            self.constraints.push(below);
+                        }
+                        a
+                    }
                 };
                 pargs.push(a);
             }
