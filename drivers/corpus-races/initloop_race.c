@@ -15,7 +15,9 @@
  * writes it. (The precise phase's first model has the handler read board
  * 1's address from the slot's initial memory, before init allocated it;
  * the replay rejects that witness, the search keeps that value out of the
- * new board and asks again, and the next witness replays.)
+ * new board and asks again, and the next witness replays. A model that
+ * moves the value to another board is refused again, and a value blamed
+ * twice is kept out of every allocation of the run.)
  * The fixed twin (initloop_fixed.c) publishes every board before
  * the first request and counts under a spinlock.
  */

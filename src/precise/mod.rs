@@ -256,16 +256,24 @@ impl Setup<'_> {
 
 /// How many times a region's search is asked again after the replay
 /// rejected its witness ([`Precise::solve`]).
-const REFINEMENTS: usize = 3;
+const REFINEMENTS: usize = 4;
 
 /// What one query of a region's search gave.
 enum Attempt {
     /// A verdict.
     Verdict(PreciseVerdict),
-    /// A witness the replay rejected, with why, and the exclusion to search
-    /// again under (none when the replay blamed no object the checked
-    /// access lies in).
-    Rejected(String, Option<TermId>),
+    /// A witness the replay rejected, with why, and what the replay blamed
+    /// (none when it blamed no object).
+    Rejected(String, Option<Exclusion>),
+}
+
+/// What a rejected witness's next search keeps apart: the blamed object
+/// (its base) from the checked access's address, when that address lies
+/// in it, and from the blamed value's term.
+struct Exclusion {
+    base: i128,
+    address: Option<TermId>,
+    term: Option<TermId>,
 }
 
 /// The start of the reason of a region whose witness did not replay.
@@ -483,9 +491,16 @@ impl Setup<'_> {
             // region may replay. What the exclusions leave unsatisfiable
             // stays unknown with the first rejection's reason, never "not
             // found": the exclusions are no proof.
+            // A value blamed a second time (pointing into another object
+            // of the run: the model moves it from one allocation to the
+            // next) is kept out of every allocation of the expansion
+            // (below `HEAP`). Under load z3's models differ, and a search
+            // that only excluded one object at a time ran out of
+            // refinements on a race the next query would confirm.
             let mut assumptions = vec![any];
             let mut rejected: Option<String> = None;
             let mut verdict = None;
+            let mut blamed: HashSet<TermId> = HashSet::new();
             for _ in 0..=REFINEMENTS {
                 if self.options.past_deadline() {
                     break;
@@ -495,11 +510,26 @@ impl Setup<'_> {
                         verdict = Some(v);
                         break;
                     }
-                    Attempt::Rejected(why, block) => {
+                    Attempt::Rejected(why, exclusion) => {
                         rejected.get_or_insert(why);
-                        match block {
-                            Some(b) => assumptions.push(b),
-                            None => break,
+                        let Some(Exclusion { base, address, term }) = exclusion else { break };
+                        let t = solver.terms_mut();
+                        let outside = |t: &mut crate::solver::TermBank, x: TermId| {
+                            let lo = t.int(base);
+                            let hi = t.int(base + separation::STRIDE);
+                            let below = t.lt(x, lo);
+                            let above = t.le(hi, x);
+                            t.or(&[below, above])
+                        };
+                        if let Some(x) = address {
+                            assumptions.push(outside(t, x));
+                        }
+                        if let Some(x) = term {
+                            assumptions.push(outside(t, x));
+                            if !blamed.insert(x) {
+                                let heap = t.int(separation::HEAP);
+                                assumptions.push(t.lt(x, heap));
+                            }
                         }
                     }
                 }
@@ -561,22 +591,14 @@ impl Setup<'_> {
             },
             (replay::Outcome::Rejected(why), blame) => {
                 // The checked access's address when it lies in the blamed
-                // object, else the value the replay blamed, is kept out of
+                // object, and the value the replay blamed, are kept out of
                 // that object.
-                let keep_out = match (blame, address) {
-                    (Some((base, _)), Some(a)) if a >= base && a < base + separation::STRIDE => Some((base, c.address)),
-                    (Some((base, Some(term))), _) => Some((base, term)),
-                    _ => None,
-                };
-                let block = keep_out.map(|(base, x)| {
-                    let t = solver.terms_mut();
-                    let lo = t.int(base);
-                    let hi = t.int(base + separation::STRIDE);
-                    let below = t.lt(x, lo);
-                    let above = t.le(hi, x);
-                    t.or(&[below, above])
+                let exclusion = blame.map(|(base, term)| Exclusion {
+                    base,
+                    address: address.filter(|a| *a >= base && *a < base + separation::STRIDE).map(|_| c.address),
+                    term,
                 });
-                Attempt::Rejected(why, block)
+                Attempt::Rejected(why, exclusion)
             }
         }
     }
