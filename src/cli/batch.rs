@@ -7,7 +7,9 @@
 //! to workers, stores what they return, and hands back one
 //! [`FileVerdicts`] per file, in input order.
 
-use super::check::{CheckArgs, FileVerdicts, check_unit_precise};
+use super::check::CheckArgs;
+use crate::pipeline::check::check_unit_precise;
+use crate::report::FileVerdicts;
 use crate::batch::cache::{Cache, default_dir};
 use crate::batch::progress::Progress;
 use crate::batch::{Event, Options as BatchOptions, Outcome, Task, worker};
