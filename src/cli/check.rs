@@ -121,7 +121,7 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
     // Each file is verified in a worker process (src/batch), `--jobs` at
     // once; the results come back in input order, so the output does not
     // depend on the job count.
-    let analysis = super::batch::Analysis {
+    let analysis = crate::batch::analysis::Analysis {
         flags: Vec::new(),
         models: args.input.models.clone(),
         verify: options.clone(),

@@ -68,7 +68,7 @@ pub fn main() -> ExitCode {
         Command::Svcomp(args) => svcomp::run(&args),
         Command::Kbuild(args) => kbuild_check::run(&args),
         Command::Report(args) => report::run(&args),
-        Command::Worker => return ExitCode::from(batch::serve_worker()),
+        Command::Worker => return ExitCode::from(crate::batch::analysis::serve_worker()),
     };
     ExitCode::from(exit as u8)
 }
