@@ -1,5 +1,7 @@
-//! The command line: one closed enum of commands, their options, the
-//! renderers of their results and the exit codes.
+//! The command line: one closed enum of commands, their options, thin
+//! command functions that call the library (the per-file pipeline,
+//! [`crate::pipeline::check`], and the renderers, [`crate::report`]) and
+//! the exit codes.
 //!
 //! **Invariant:** only this module prints and chooses the process's exit
 //! code. Exit codes (docs/cli.md): 0 success, 1 races reported, 2 error (bad
