@@ -12,6 +12,7 @@ pub mod ir;
 pub mod models;
 pub mod pipeline;
 pub mod precise;
+pub mod report;
 pub mod solver;
 pub mod vcgen;
 pub mod verify;

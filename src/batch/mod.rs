@@ -30,6 +30,7 @@
 //! **Invariant:** nothing here prints; the caller sees each start and
 //! finish through [`Event`]s, in the order they happen.
 
+pub mod analysis;
 pub mod cache;
 pub mod progress;
 pub mod worker;

@@ -19,7 +19,9 @@
 //! a command line without a C file or a report that cannot be saved.
 
 use super::Exit;
-use super::check::{FileVerdicts, check_unit_precise, write_text};
+use crate::pipeline::check::check_unit_precise;
+use crate::report::FileVerdicts;
+use crate::report::text::write_text;
 use crate::frontend::flags::{FlagSource, checker_arguments};
 use crate::models::KernelModels;
 use crate::pipeline::Session;

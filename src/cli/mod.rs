@@ -1,33 +1,29 @@
-//! The command line: one closed enum of commands, their options, the
-//! renderers of their results and the exit codes.
+//! The command line: one closed enum of commands, their options, thin
+//! command functions that call the library (the per-file pipeline,
+//! [`crate::pipeline::check`], and the renderers, [`crate::report`]) and
+//! the exit codes.
 //!
 //! **Invariant:** only this module prints and chooses the process's exit
 //! code. Exit codes (docs/cli.md): 0 success, 1 races reported, 2 error (bad
 //! input, usage), 3 some results unknown.
 
 mod args;
-mod baseline;
 mod batch;
 mod check;
-mod html;
 mod ivl;
 mod kbuild_check;
 mod output_file;
-mod pairs_xml;
-mod por_hints;
 mod precise;
-mod render;
 mod report;
-mod sarif;
-mod summary;
 mod svcomp;
 mod svcomp_exits;
 mod svcomp_order;
 mod svcomp_witness;
-mod xml;
 
 pub use args::{Cli, Command};
-pub use check::{check_file, check_file_precise_verdicts, check_file_verdicts, pairs_and_held};
+// The per-file pipeline is the library's (crate::pipeline::check); the
+// names stay reachable here for the tests and tools that use them.
+pub use crate::pipeline::check::{check_file, check_file_precise_verdicts, check_file_verdicts, pairs_and_held};
 
 use crate::analyses::pairs::classify_pairs;
 use crate::diagnostics::{FileError, render_file_error};
@@ -74,7 +70,7 @@ pub fn main() -> ExitCode {
         Command::Svcomp(args) => svcomp::run(&args),
         Command::Kbuild(args) => kbuild_check::run(&args),
         Command::Report(args) => report::run(&args),
-        Command::Worker => return ExitCode::from(batch::serve_worker()),
+        Command::Worker => return ExitCode::from(crate::batch::analysis::serve_worker()),
     };
     ExitCode::from(exit as u8)
 }
@@ -127,16 +123,16 @@ fn run_entry_points(input: &InputArgs, as_xml: bool, timings: bool) -> Exit {
     };
     let mut stdout = std::io::stdout().lock();
     let written = if as_xml {
-        xml::write_entry_points(&mut stdout, &results, &errors)
+        crate::report::xml::write_entry_points(&mut stdout, &results, &errors)
     } else {
-        render::write_entry_points(&mut stdout, &results)
+        crate::report::entry_points::write_entry_points(&mut stdout, &results)
     };
     if let Err(e) = written.and_then(|_| stdout.flush()) {
         eprintln!("racewatch: error: cannot write output: {e}");
         return Exit::Error;
     }
     if timings {
-        render::write_timings(&mut std::io::stderr().lock(), &results);
+        crate::report::entry_points::write_timings(&mut std::io::stderr().lock(), &results);
     }
     finish(&results, &errors)
 }
@@ -189,9 +185,9 @@ fn run_pairs(input: &InputArgs, as_xml: bool, verbose: bool) -> Exit {
     let pairs: Vec<_> = results.iter().map(|r| r.outcome.as_ref().ok().map(|d| (d, classify_pairs(d, rules)))).collect();
     let mut stdout = std::io::stdout().lock();
     let written = if as_xml {
-        xml::write_pairs(&mut stdout, &results, &pairs)
+        crate::report::xml::write_pairs(&mut stdout, &results, &pairs)
     } else {
-        render::write_pairs(&mut stdout, &results, &pairs, verbose)
+        crate::report::entry_points::write_pairs(&mut stdout, &results, &pairs, verbose)
     };
     if let Err(e) = written.and_then(|_| stdout.flush()) {
         eprintln!("racewatch: error: cannot write output: {e}");

@@ -11,7 +11,8 @@
 //! several shards equals the report of one run over all their files.
 
 use super::Exit;
-use super::check::{FileVerdicts, Format};
+use super::check::Format;
+use crate::report::FileVerdicts;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -166,7 +167,7 @@ pub fn run(args: &ReportArgs) -> Exit {
     }
     let mut written = super::check::emit(args.format, args.output.as_deref(), &results, &[], precise.as_ref(), None);
     if let Some(dir) = &args.html {
-        if let Err(e) = super::html::write(dir, &results) {
+        if let Err(e) = crate::report::html::write(dir, &results) {
             eprintln!("{}: error: cannot write the HTML report: {e}", dir.display());
             written = false;
         }

@@ -296,7 +296,7 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         return SvVerdict::Unknown("a body with several returning blocks".into());
     }
     let program = &program;
-    let (mut pairs, held) = super::check::pairs_and_held_in(session, &entry_points, program, &lowered.stats.external_functions);
+    let (mut pairs, held) = crate::pipeline::check::pairs_and_held_in(session, &entry_points, program, &lowered.stats.external_functions);
     // A thread started once never runs concurrently with itself.
     if stats.indirect_calls_resolved == 0 {
         let names: Vec<&str> = program.entry_points.values().map(|e| e.name.as_str()).collect();
@@ -418,12 +418,12 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         match v.1 {
             crate::precise::PreciseVerdict::Confirmed(w) => {
                 let mut lines = vec![format!("data race on {} between {} and {}:", v.0, p.first, p.second)];
-                lines.push(format!("  racing access: {}", super::precise::step_text(&w.access)));
+                lines.push(format!("  racing access: {}", crate::report::precise::step_text(&w.access)));
                 if let Some(c) = &w.conflict {
-                    lines.push(format!("  changed behind it by: {}", super::precise::step_text(c)));
+                    lines.push(format!("  changed behind it by: {}", crate::report::precise::step_text(c)));
                 }
                 lines.push("  interleaving:".into());
-                lines.extend(w.steps.iter().filter(|s| s.event != "line").map(|s| format!("    {}", super::precise::step_text(s))));
+                lines.extend(w.steps.iter().filter(|s| s.event != "line").map(|s| format!("    {}", crate::report::precise::step_text(s))));
                 lines.push(format!("  within the bounds: {}", crate::precise::bounds_text(&used)));
                 return SvVerdict::False(lines);
             }

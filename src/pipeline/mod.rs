@@ -9,6 +9,8 @@
 //! **Invariant:** nothing here prints or exits; the CLI renders what comes
 //! back. One file's failure is that file's [`FileError`], never the batch's.
 
+pub mod check;
+
 use crate::diagnostics::{ErrorClass, FileError};
 use crate::frontend::clang::with_thread_index;
 use crate::frontend::entry_points::{DriverEntryPoints, extract_entry_points};

@@ -8,10 +8,11 @@
 //! locks the must-held analysis ([`crate::analyses::must_held`]) finds
 //! certainly held there.
 //!
-//! [`build`] runs in `check_file` (it needs the lowered program);
-//! [`emit`] writes the document of the whole run atomically at the end.
+//! [`build`] runs in the per-file pipeline (it needs the lowered program,
+//! [`crate::pipeline::check`]); the CLI writes the document of the whole
+//! run ([`write_document`]) atomically at the end.
 
-use super::check::FileVerdicts;
+use super::model::FileVerdicts;
 use super::xml::{Xml, empty, end, error, span_attrs, start};
 use crate::analyses::must_held::{AccessFacts, CommandAt, EntryRoot, must_held_at_accesses};
 use crate::analyses::pairs::Pair;
@@ -22,7 +23,6 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, Event};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
-use std::path::Path;
 
 /// The schema version, the root's `version` attribute.
 pub const SCHEMA_VERSION: &str = "1";
@@ -313,13 +313,6 @@ fn proof(entries: &[EntryHints], has_shared_mode: &[bool], pair: &Pair, r: Regio
     } else {
         Proof::Other
     }
-}
-
-/// Writes the hints of a whole run to `path` atomically
-/// ([`super::output_file`]); prints why not and returns false on failure,
-/// leaving no partial file.
-pub fn emit(path: &Path, results: &[FileVerdicts], errors: &[FileError]) -> bool {
-    super::output_file::emit(path, "the partial-order hints", |mut out| write_document(&mut out, results, errors))
 }
 
 /// The document: `<por-hints version>`, one `<driver>` per file, one

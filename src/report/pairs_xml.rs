@@ -18,7 +18,7 @@
 //! potential race neither confirmed nor proven. A file or path that could
 //! not be analysed is a `<driver>` with its error class and no pairs.
 
-use super::check::FileVerdicts;
+use super::model::FileVerdicts;
 use super::precise::find;
 use super::xml::{empty, end, start};
 use crate::diagnostics::FileError;

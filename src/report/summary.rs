@@ -5,7 +5,7 @@
 //! then the totals and how many files ended each way, with the
 //! error classes counted.
 
-use super::check::{FileVerdicts, Status};
+use super::model::{FileVerdicts, Status};
 use crate::diagnostics::FileError;
 use crate::verify::verdict::totals;
 use std::collections::BTreeMap;

@@ -11,7 +11,7 @@
 //! as a two-lane timeline (thread 1 and thread 2, the initialisation
 //! before them). Every string from the program or the source is escaped.
 
-use super::check::FileVerdicts;
+use super::model::FileVerdicts;
 use crate::diagnostics::Span;
 use crate::precise::{PreciseVerdict, WitnessStep};
 use crate::verify::verdict::{Access, Verdict, totals};

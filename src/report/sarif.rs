@@ -33,7 +33,7 @@
 //! become URIs relative to `%SRCROOT%`, which `originalUriBaseIds` sets to
 //! the working directory; other paths (kernel headers) become `file:` URIs.
 
-use super::check::FileVerdicts;
+use super::model::FileVerdicts;
 use super::precise::{find, step_text};
 use crate::diagnostics::{FileError, Span};
 use crate::frontend::entry_points::UnmodelledOps;
@@ -518,7 +518,7 @@ fn fingerprint(parts: &[&str]) -> String {
 /// A race of a file analysed with its composite module names the module
 /// and its files (`properties.module`, `properties.moduleFiles`); its
 /// locations name each access's own file.
-fn with_module(mut result: serde_json::Value, r: &super::check::FileVerdicts) -> serde_json::Value {
+fn with_module(mut result: serde_json::Value, r: &super::model::FileVerdicts) -> serde_json::Value {
     if let Some(m) = &r.module {
         result["properties"]["module"] = json!(m.name);
         result["properties"]["moduleFiles"] = json!(m.members.iter().map(|f| f.display().to_string()).collect::<Vec<_>>());

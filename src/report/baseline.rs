@@ -13,7 +13,7 @@
 //! new races. A fingerprint of OLD that no race of the run has is *gone*
 //! (fixed, or changed beyond recognition).
 
-use super::check::FileVerdicts;
+use super::model::FileVerdicts;
 use crate::precise::PreciseVerdict;
 use crate::verify::identity::{Side, fingerprint, side};
 use crate::verify::verdict::{PairVerdict, Verdict};
