@@ -806,6 +806,10 @@ fn malformed_rules_are_rejected_with_a_clear_message() {
         (format!(r#"<serialised {head} pairs="often" scope="global" reason="x"><select kind="irq"/></serialised>"#), "unknown pairs `often` (expected one of both, between, self, none)"),
         (format!(r#"<serialised {head} pairs="none" scope="device" reason="x"><select kind="irq"/></serialised>"#), "pairs=\"none\" removes no pair, so it needs holds-lock"),
         (format!(r#"<serialised {head} pairs="both" scope="device" unless-called="f" reason="x"><select kind="irq"/></serialised>"#), "unless-called is only for pairs=\"none\""),
+        (
+            format!(r#"<serialised {head} pairs="none" scope="device" holds-lock="rtnl" unless-reaches="f" reason="x"><select kind="irq"/></serialised>"#),
+            "unless-reaches exempts entry points from removed pairs",
+        ),
         (format!(r#"<serialised {head} pairs="both" scope="per-cpu" reason="x"><select kind="irq"/></serialised>"#), "unknown scope `per-cpu`"),
         (format!(r#"<serialised {head} pairs="both" scope="global" reason="x"/>"#), "serialised `r`: no <select>"),
         (format!(r#"<serialised {head} pairs="between" scope="global" reason="x"><select kind="irq"/></serialised>"#), "needs a <with> set"),
