@@ -21,7 +21,11 @@
 //! set, the other the partner set), `self` (the self-pair of a matching entry
 //! point with at most `max-registrations` origins: one IRQ handler registered
 //! on two lines runs on both at once; a registration inside a loop, or in a
-//! function called from one, counts as many).
+//! function called from one, counts as many). A rule's `unless-reaches`
+//! exempts an entry point whose lowered code reaches one of the functions
+//! or macros it names ([`reach_exemptions`]): it matches neither set of
+//! that rule, so its pairs stay; without the lowered code every entry point
+//! is taken to be exempt ([`classify_pairs`]).
 //!
 //! Cost: one pass over the origins per rule and entry point, then a constant
 //! check per rule and pair; pairs are quadratic in the entry points anyway.
