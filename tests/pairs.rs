@@ -627,6 +627,102 @@ fn kernel_locks_around_netpoll_mdio_watchdog_and_nfc_digital_commands() {
     assert_eq!(mdio.holds_lock.as_deref(), Some("struct mii_bus.mdio_lock"));
 }
 
+const SLEEP_DRIVER: &str = r#"// A misc device whose system-sleep callbacks touch what its file operations touch.
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/miscdevice.h>
+#include <linux/freezer.h>
+#include <linux/wait.h>
+#include <linux/fs.h>
+
+static DECLARE_WAIT_QUEUE_HEAD(sl_wait);
+static int sl_level, sl_ready;
+
+static ssize_t sl_read(struct file *f, char __user *b, size_t n, loff_t *p)
+{
+	if (wait_event_freezable(sl_wait, sl_ready))
+		return -ERESTARTSYS;
+	return sl_level;
+}
+
+static ssize_t sl_write(struct file *f, const char __user *b, size_t n, loff_t *p)
+{
+	sl_level = n;
+	return n;
+}
+
+static void sl_settle(void)
+{
+	try_to_freeze();
+}
+
+static long sl_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	sl_settle();
+	return sl_level;
+}
+
+static int sl_release(struct inode *i, struct file *f)
+{
+	return sl_level;
+}
+
+static const struct file_operations sl_fops = {
+	.owner = THIS_MODULE,
+	.read = sl_read,
+	.write = sl_write,
+	.unlocked_ioctl = sl_ioctl,
+	.release = sl_release,
+};
+
+static struct miscdevice sl_misc = { .minor = MISC_DYNAMIC_MINOR, .name = "sl", .fops = &sl_fops };
+
+static int sl_suspend(struct device *dev) { sl_level = 0; return 0; }
+static int sl_resume(struct device *dev) { sl_level = 1; return 0; }
+static int sl_runtime_resume(struct device *dev) { sl_level = 2; return 0; }
+
+static const struct dev_pm_ops sl_pm = {
+	SYSTEM_SLEEP_PM_OPS(sl_suspend, sl_resume)
+	RUNTIME_PM_OPS(NULL, sl_runtime_resume, NULL)
+};
+
+static int sl_probe(struct platform_device *pdev) { return misc_register(&sl_misc); }
+
+static struct platform_driver sl_driver = { .probe = sl_probe, .driver = { .name = "sl", .pm = &sl_pm } };
+module_platform_driver(sl_driver);
+MODULE_LICENSE("GPL");
+"#;
+
+#[test]
+fn system_sleep_against_user_space_unless_the_entry_point_sleeps_freezably() {
+    use racewatch::analyses::pairs::{classify_pairs_exempt, reach_exemptions};
+    let s = session();
+    let dir = std::env::temp_dir().join(format!("racewatch-pairs-sleep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sleep.c");
+    std::fs::write(&file, SLEEP_DRIVER).unwrap();
+    let (d, lowered, _) = s.lower(&file, racewatch::frontend::lower::Roots::EntryPoints).expect("lowers");
+    let exempt = reach_exemptions(&d, &lowered.program);
+    let pairs = classify_pairs_exempt(&d, &s.models.serialisation, &exempt);
+    let index = |f: &str| d.entry_points.iter().position(|e| e.function == f).unwrap_or_else(|| panic!("{f} is not an entry point"));
+    let rules = |a: &str, b: &str| -> Vec<String> {
+        let (i, j) = (index(a), index(b));
+        let (first, second) = (i.min(j), i.max(j));
+        pairs.removed.iter().find(|r| r.pair.first == first && r.pair.second == second).map_or_else(Vec::new, |r| r.rules.iter().map(|r| r.name.clone()).collect())
+    };
+    let rule = vec!["system-sleep-frozen-user-space".to_string()];
+    assert_eq!(rules("sl_write", "sl_resume"), rule);
+    assert_eq!(rules("sl_write", "sl_suspend"), rule);
+    assert!(rules("sl_read", "sl_resume").is_empty(), "sl_read sleeps in wait_event_freezable: the pair stays");
+    assert!(rules("sl_ioctl", "sl_suspend").is_empty(), "sl_ioctl reaches try_to_freeze through sl_settle: the pair stays");
+    assert!(rules("sl_release", "sl_resume").is_empty(), "release runs from __fput, also in kernel workers");
+    assert!(rules("sl_write", "sl_runtime_resume").is_empty(), "runtime PM runs whatever user space does");
+    // Without the lowered code (`racewatch pairs`) the exemption is unknown,
+    // so the rule removes nothing.
+    let d2 = analyse(&s, "sleep_pairs.c", SLEEP_DRIVER);
+    assert_eq!(verdict(&s, &d2, "sl_write", "sl_resume"), None);
+}
+
 #[test]
 fn every_rule_names_its_kernel_a_kernel_source_file_and_a_scope() {
     let m = KernelModels::embedded().unwrap();
@@ -666,7 +762,7 @@ fn every_selected_field_exists_in_the_6_12_headers() {
     let source = format!(
         "#include <linux/module.h>\n#include <linux/device.h>\n#include <linux/pci.h>\n#include <linux/platform_device.h>\n\
          #include <linux/usb.h>\n#include <linux/i2c.h>\n#include <linux/spi/spi.h>\n#include <linux/pm.h>\n\
-         #include <linux/netdevice.h>\n#include <linux/ethtool.h>\n#include <linux/blkdev.h>\n#include <net/nfc/nfc.h>\n\
+         #include <linux/netdevice.h>\n#include <linux/ethtool.h>\n#include <linux/blkdev.h>\n#include <linux/fs.h>\n#include <net/nfc/nfc.h>\n\
          #include <linux/timer.h>\n#include <linux/hrtimer.h>\n#include <linux/workqueue.h>\n\
          #include <net/nfc/digital.h>\n#include <linux/phy.h>\n#include <linux/watchdog.h>\n\
          void rule_fields(void);\nvoid rule_fields(void)\n{{\n{body}}}\n"
@@ -710,6 +806,10 @@ fn malformed_rules_are_rejected_with_a_clear_message() {
         (format!(r#"<serialised {head} pairs="often" scope="global" reason="x"><select kind="irq"/></serialised>"#), "unknown pairs `often` (expected one of both, between, self, none)"),
         (format!(r#"<serialised {head} pairs="none" scope="device" reason="x"><select kind="irq"/></serialised>"#), "pairs=\"none\" removes no pair, so it needs holds-lock"),
         (format!(r#"<serialised {head} pairs="both" scope="device" unless-called="f" reason="x"><select kind="irq"/></serialised>"#), "unless-called is only for pairs=\"none\""),
+        (
+            format!(r#"<serialised {head} pairs="none" scope="device" holds-lock="rtnl" unless-reaches="f" reason="x"><select kind="irq"/></serialised>"#),
+            "unless-reaches exempts entry points from removed pairs",
+        ),
         (format!(r#"<serialised {head} pairs="both" scope="per-cpu" reason="x"><select kind="irq"/></serialised>"#), "unknown scope `per-cpu`"),
         (format!(r#"<serialised {head} pairs="both" scope="global" reason="x"/>"#), "serialised `r`: no <select>"),
         (format!(r#"<serialised {head} pairs="between" scope="global" reason="x"><select kind="irq"/></serialised>"#), "needs a <with> set"),

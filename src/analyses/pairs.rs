@@ -21,7 +21,11 @@
 //! set, the other the partner set), `self` (the self-pair of a matching entry
 //! point with at most `max-registrations` origins: one IRQ handler registered
 //! on two lines runs on both at once; a registration inside a loop, or in a
-//! function called from one, counts as many).
+//! function called from one, counts as many). A rule's `unless-reaches`
+//! exempts an entry point whose lowered code reaches one of the functions
+//! or macros it names ([`reach_exemptions`]): it matches neither set of
+//! that rule, so its pairs stay; without the lowered code every entry point
+//! is taken to be exempt ([`classify_pairs`]).
 //!
 //! Cost: one pass over the origins per rule and entry point, then a constant
 //! check per rule and pair; pairs are quadratic in the entry points anyway.
@@ -70,19 +74,48 @@ pub struct Pairs<'r> {
     pub removed: Vec<Removed<'r>>,
 }
 
+/// Whether an entry point (by index) is exempt from a rule by its
+/// `unless-reaches`.
+pub type Exempt<'a> = dyn Fn(usize, &SerialisationRule) -> bool + 'a;
+
 /// The pairs that may run concurrently under the models' serialisation
-/// rules, in order.
-pub fn candidate_pairs(driver: &DriverEntryPoints, models: &KernelModels) -> Vec<Pair> {
-    classify_pairs(driver, &models.serialisation).kept
+/// rules, in order; `exempt` says which entry points a rule's
+/// `unless-reaches` exempts ([`reach_exemptions`]).
+pub fn candidate_pairs(driver: &DriverEntryPoints, models: &KernelModels, exempt: &Exempt<'_>) -> Vec<Pair> {
+    classify_pairs_exempt(driver, &models.serialisation, exempt).kept
 }
 
 /// Every unordered pair of `driver`'s entry points, self-pairs included,
-/// split into those `rules` remove and those they keep.
+/// split into those `rules` remove and those they keep, without the
+/// lowered code: every entry point is taken to reach what a rule's
+/// `unless-reaches` names (such a rule removes nothing here).
 pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationRule]) -> Pairs<'r> {
+    classify_pairs_exempt(driver, rules, &|_, r| !r.unless_reaches.is_empty())
+}
+
+/// The exemptions of `unless-reaches` from the lowered program: an entry
+/// point is exempt from a rule when the procedures it reaches use one of
+/// the rule's markers, or when the program does not have it.
+pub fn reach_exemptions(driver: &DriverEntryPoints, program: &crate::ir::Program) -> impl Fn(usize, &SerialisationRule) -> bool + use<> {
+    let reached: Vec<Option<std::collections::BTreeSet<String>>> = driver
+        .entry_points
+        .iter()
+        .map(|e| program.entry_points.values().find(|p| p.name == e.function).map(|p| program.markers_reached(p.procedure)))
+        .collect();
+    move |i: usize, rule: &SerialisationRule| {
+        !rule.unless_reaches.is_empty()
+            && reached.get(i).is_none_or(|m| m.as_ref().is_none_or(|m| rule.unless_reaches.iter().any(|x| m.contains(x))))
+    }
+}
+
+/// [`classify_pairs`] with the exemptions `exempt`.
+pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationRule], exempt: &Exempt<'_>) -> Pairs<'r> {
     let eps = &driver.entry_points;
-    // Per rule and entry point: matches the selected set, the partner set.
-    let selected: Vec<Vec<bool>> = rules.iter().map(|r| eps.iter().map(|e| matches_set(e, &r.selected)).collect()).collect();
-    let partners: Vec<Vec<bool>> = rules.iter().map(|r| eps.iter().map(|e| matches_set(e, &r.partners)).collect()).collect();
+    // Per rule and entry point: matches the selected set, the partner set
+    // (an exempt entry point matches neither).
+    let matching = |r: &SerialisationRule, i: usize, set: &[Selector]| matches_set(&eps[i], set) && !exempt(i, r);
+    let selected: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.selected)).collect()).collect();
+    let partners: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.partners)).collect()).collect();
     let mut out = Pairs::default();
     for first in 0..eps.len() {
         for second in first..eps.len() {
@@ -140,10 +173,15 @@ pub fn held_pseudo_locks(entry: &EntryPoint, models: &KernelModels, used: &dyn F
 /// The pairs of entry points (by function name, both orders) that may run
 /// at the same time: kept by the serialisation rules and not both holding
 /// one pseudo lock.
-pub fn concurrent_names(driver: &DriverEntryPoints, models: &KernelModels, used: &dyn Fn(&String) -> bool) -> HashSet<(String, String)> {
+pub fn concurrent_names(
+    driver: &DriverEntryPoints,
+    models: &KernelModels,
+    used: &dyn Fn(&String) -> bool,
+    exempt: &Exempt<'_>,
+) -> HashSet<(String, String)> {
     let held: Vec<Vec<String>> = driver.entry_points.iter().map(|e| held_pseudo_locks(e, models, used)).collect();
     let mut out = HashSet::new();
-    for p in candidate_pairs(driver, models) {
+    for p in candidate_pairs(driver, models, exempt) {
         if held[p.first].iter().any(|l| held[p.second].contains(l)) {
             continue;
         }
@@ -215,6 +253,7 @@ mod tests {
             max_registrations: max,
             holds_lock: None,
             unless_called: Vec::new(),
+            unless_reaches: Vec::new(),
             kernel: "6.12".into(),
             reason: "test".into(),
         }

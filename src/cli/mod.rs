@@ -25,7 +25,7 @@ pub use args::{Cli, Command};
 // names stay reachable here for the tests and tools that use them.
 pub use crate::pipeline::check::{check_file, check_file_precise_verdicts, check_file_verdicts, pairs_and_held};
 
-use crate::analyses::pairs::classify_pairs;
+use crate::analyses::pairs::{classify_pairs, classify_pairs_exempt, reach_exemptions};
 use crate::diagnostics::{FileError, render_file_error};
 use crate::frontend::flags::FlagSource;
 use crate::models::KernelModels;
@@ -182,7 +182,17 @@ fn run_pairs(input: &InputArgs, as_xml: bool, verbose: bool) -> Exit {
     let (files, errors) = session.inputs(&input.paths);
     let results = session.entry_points(&files);
     let rules = &session.models.serialisation;
-    let pairs: Vec<_> = results.iter().map(|r| r.outcome.as_ref().ok().map(|d| (d, classify_pairs(d, rules)))).collect();
+    // A rule's `unless-reaches` needs the lowered code: the file is lowered
+    // alone for it, and a file that does not lower gets no such rule.
+    let reaching = rules.iter().any(|r| !r.unless_reaches.is_empty());
+    let classify = |r: &FileResult, d: &crate::frontend::entry_points::DriverEntryPoints| {
+        let lowered = reaching.then(|| session.lower(&r.file, crate::frontend::lower::Roots::EntryPoints).ok()).flatten();
+        match lowered {
+            Some((_, lowered, _)) => classify_pairs_exempt(d, rules, &reach_exemptions(d, &lowered.program)),
+            None => classify_pairs(d, rules),
+        }
+    };
+    let pairs: Vec<_> = results.iter().map(|r| r.outcome.as_ref().ok().map(|d| (d, classify(r, d)))).collect();
     let mut stdout = std::io::stdout().lock();
     let written = if as_xml {
         crate::report::xml::write_pairs(&mut stdout, &results, &pairs)

@@ -346,6 +346,11 @@ pub struct Program {
     /// arithmetic past an object's end is undefined), which the precise
     /// phase and its replay enforce. Facts for the precise phase only.
     pub inside: std::collections::BTreeMap<VarId, Expr>,
+    /// The kernel functions and macros named by a serialisation rule's
+    /// `unless-reaches` that each procedure uses itself (calls, or a
+    /// statement such a macro wrote), for the pairs analysis: an entry
+    /// point reaching one is exempt from that rule.
+    pub reach_markers: std::collections::BTreeMap<ProcId, std::collections::BTreeSet<String>>,
     /// The havocked variables that receive the result of a call whose
     /// model returns any value of the call's C type (`returns
     /// kind="any-of-type"`: SV-COMP's `__VERIFIER_nondet_*`), with that
@@ -450,6 +455,12 @@ impl Program {
             i += 1;
         }
         order
+    }
+
+    /// The `unless-reaches` markers (functions and macros) used by the
+    /// procedures `root` reaches through calls.
+    pub fn markers_reached(&self, root: ProcId) -> std::collections::BTreeSet<String> {
+        self.reachable(root).iter().filter_map(|p| self.reach_markers.get(p)).flatten().cloned().collect()
     }
 
     /// The first procedure with this name. A linear search: lowering keeps

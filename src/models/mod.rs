@@ -388,6 +388,12 @@ impl KernelModels {
 
     /// Whether calls of `name` are lowered by a model (function, lock,
     /// interrupt or liveness model) rather than as unknown calls.
+    /// Whether some serialisation rule exempts entry points that reach
+    /// `name` (its `unless-reaches`), so the lowering records its uses.
+    pub fn is_reach_marker(&self, name: &str) -> bool {
+        self.serialisation.iter().any(|r| r.unless_reaches.iter().any(|m| m == name))
+    }
+
     fn has_call_model(&self, name: &str) -> bool {
         self.functions.contains_key(name)
             || self.lock_functions.contains_key(name)

@@ -31,6 +31,10 @@
 //! no pair, the rule only gives the selected entry points the pseudo lock of
 //! its `holds-lock`, and `unless-called="f g"` voids it for a driver that
 //! calls or registers one of those (unmodelled) kernel functions.
+//! `unless-reaches="f m"` (for the relations that remove pairs) exempts
+//! an entry point from the rule when its code reaches (directly or through
+//! the driver's functions, as lowered) a call of the function `f` or a use
+//! of the macro `m`: it matches neither set of that rule, so its pairs stay.
 //!
 //! **Selectors.** Each `<select>`/`<with>` constrains one registration
 //! (origin) of an entry point; the attributes given must all hold:
@@ -201,6 +205,12 @@ pub struct SerialisationRule {
     /// relies on. Only for `pairs="none"`, and only functions without a
     /// model (the lowering records exactly those it meets).
     pub unless_called: Vec<String>,
+    /// Kernel functions and macros whose use exempts an entry point from
+    /// the rule (`unless-reaches="try_to_freeze wait_event_freezable"`):
+    /// an entry point whose lowered code reaches a call of one, or a
+    /// statement a listed macro wrote, matches neither set. Not for
+    /// `pairs="none"`.
+    pub unless_reaches: Vec<String>,
     /// The kernel version the rule was checked against.
     pub kernel: String,
     /// The kernel mechanism and where the kernel guarantees it.
@@ -225,6 +235,8 @@ pub(super) struct SerialisedXml {
     holds_lock: Option<String>,
     #[serde(rename = "@unless-called")]
     unless_called: Option<String>,
+    #[serde(rename = "@unless-reaches")]
+    unless_reaches: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
     #[serde(rename = "select", default)]
@@ -322,6 +334,10 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         }
         _ => {}
     }
+    let unless_reaches: Vec<String> = r.unless_reaches.as_deref().unwrap_or("").split_whitespace().map(String::from).collect();
+    if relation == Relation::None && !unless_reaches.is_empty() {
+        return Err(format!("{context}: unless-reaches exempts entry points from removed pairs; pairs=\"none\" removes none"));
+    }
     match (relation, r.max_registrations) {
         (Relation::SelfPair, Some(0)) => return Err(format!("{context}: max-registrations must be at least 1")),
         (Relation::Both | Relation::Between | Relation::None, Some(_)) => {
@@ -340,6 +356,7 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         max_registrations: r.max_registrations,
         holds_lock: r.holds_lock,
         unless_called,
+        unless_reaches,
         kernel: r.kernel,
         reason: r.reason,
     })

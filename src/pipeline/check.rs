@@ -108,7 +108,8 @@ pub fn pairs_and_held_in(
     // them by name.
     let index: std::collections::HashMap<&str, usize> =
         program.entry_points.values().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
-    let pairs: Vec<Pair> = candidate_pairs(entry_points, &session.models)
+    let exempt = crate::analyses::pairs::reach_exemptions(entry_points, program);
+    let pairs: Vec<Pair> = candidate_pairs(entry_points, &session.models, &exempt)
         .into_iter()
         .filter_map(|p| {
             let a = *index.get(entry_points.entry_points[p.first].function.as_str())?;

@@ -62,6 +62,27 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         }
     }
 
+    /// Records in the procedure being lowered the `unless-reaches`
+    /// markers of a call: the function `name` it calls, and the macro
+    /// at the start of its expansion when a macro wrote it
+    /// (`wait_event_freezable` for the waits it expands to).
+    pub(super) fn note_reach_markers(&mut self, c: Cursor<'t>, name: Option<&str>) {
+        if !self.s.models.serialisation.iter().any(|r| !r.unless_reaches.is_empty()) {
+            return;
+        }
+        let mut found: Vec<String> = name.filter(|n| self.s.models.is_reach_marker(n)).map(String::from).into_iter().collect();
+        if c.is_from_macro() {
+            let start = c.extent().0;
+            if let Some(file) = &start.file {
+                let text = text_of(&mut self.s.texts, file);
+                found.extend(identifier_at(text, start.offset as usize).filter(|n| self.s.models.is_reach_marker(n)));
+            }
+        }
+        if !found.is_empty() {
+            self.s.reach_markers.entry(self.b.id()).or_default().extend(found);
+        }
+    }
+
     /// The statement annotation that wrote `c`, if any.
     fn statement_annotation(&mut self, c: Cursor<'t>) -> Option<Annotation> {
         let start = c.extent().0;

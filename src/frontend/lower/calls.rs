@@ -74,8 +74,12 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             .referenced()
             .filter(|f| f.kind() == CursorKind::FunctionDecl)
             .or_else(|| c.children().first().and_then(|&callee| super::expr::named_callee(callee)));
-        let Some(callee) = direct else { return self.indirect_call(c) };
+        let Some(callee) = direct else {
+            self.note_reach_markers(c, None);
+            return self.indirect_call(c);
+        };
         let name = callee.spelling();
+        self.note_reach_markers(c, Some(&name));
         let args = c.arguments();
         let models = self.s.models;
         if let Some(model) = models.lock_functions.get(&name) {

@@ -78,6 +78,9 @@ pub struct Shared<'m> {
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
     pub stats: LoweringStats,
+    /// The `unless-reaches` markers each procedure uses
+    /// ([`crate::ir::Program::reach_markers`]).
+    pub reach_markers: std::collections::BTreeMap<crate::ir::ProcId, std::collections::BTreeSet<String>>,
     /// What the per-call private memory analysis needs to know.
     pub privacy: crate::analyses::private::Facts,
     /// The names ([`super::place::global_name`]) of the variables with
@@ -112,6 +115,7 @@ impl<'m> Shared<'m> {
             entry_records: Vec::new(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
+            reach_markers: Default::default(),
             privacy: Default::default(),
             qualified_statics: Default::default(),
         }

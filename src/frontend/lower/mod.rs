@@ -209,7 +209,8 @@ pub fn lower_unit<'t>(
             context::lower_function_with(&mut program, &mut shared, *f, id, binding);
         }
     }
-    let Shared { regions, mut warnings, mut stats, bit_locks, privacy, .. } = shared;
+    let Shared { regions, mut warnings, mut stats, bit_locks, privacy, reach_markers, .. } = shared;
+    program.reach_markers = reach_markers;
     let (regions, merges) = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
     let private = mark_private(&mut program, &privacy, models, entry_points);
@@ -219,7 +220,8 @@ pub fn lower_unit<'t>(
     // lockset phase: kept by the serialisation rules, not both holding
     // one pseudo lock), for what can re-arm a quiesced callback.
     let used = |f: &String| stats.external_functions.contains(f) || entry_points.externals.iter().any(|x| &x.function == f);
-    let together = crate::analyses::pairs::concurrent_names(entry_points, models, &used);
+    let exempt = crate::analyses::pairs::reach_exemptions(entry_points, &program);
+    let together = crate::analyses::pairs::concurrent_names(entry_points, models, &used, &exempt);
     let names: Vec<String> = program.entry_points.values().map(|e| e.name.clone()).collect();
     crate::analyses::quiesce::resolve_with(&mut program, &|a, b| together.contains(&(names[a].clone(), names[b].clone())));
     crate::ir::debug_validate(&program);
