@@ -94,6 +94,10 @@ pub struct Candidate {
     pub at: At,
     /// What.
     pub shape: Shape,
+    /// For a liveness shape, the entry points its `in_p` ranges over when
+    /// narrower than all the procedure may make live
+    /// ([`super::live_points`]); `None`: those.
+    pub made: Option<crate::instrument::lockset::LiveSet>,
 }
 
 /// How a ghost variable evolves by construction.
@@ -122,6 +126,10 @@ pub struct Summaries {
     live_within: HashMap<ProcId, crate::instrument::lockset::LiveSet>,
     /// The entry points each procedure surely leaves quiesced.
     quiesced_within: HashMap<ProcId, BTreeSet<usize>>,
+    /// `LIVE`, and what may be live where procedures under an init entry
+    /// point record each access site ([`super::live_points`]).
+    live: Option<VarId>,
+    points: super::live_points::LivePoints,
 }
 
 impl Summaries {
@@ -170,9 +178,26 @@ impl Summaries {
         self.sites.get(&p).map(|v| v.as_slice()).unwrap_or(&[])
     }
 
+    /// The entry points procedure p may have made live, since its entry,
+    /// where it records `site` in `site_var`, with `LIVE`; `None` when p
+    /// was not analysed (then the site needs no liveness).
+    pub fn site_live(&self, p: ProcId, site_var: VarId, site: usize) -> Option<(VarId, &crate::instrument::lockset::LiveSet)> {
+        let set = self.points.site_live.get(&p)?.get(&(site_var, site))?;
+        Some((self.live?, set))
+    }
+
     /// `in_p` of procedure p over the given `PARTNER` term: `PARTNER` is
     /// among the entry points p may make live.
     pub fn partner_made_live(&self, p: ProcId, partner: Expr) -> Expr {
+        self.partner_made_live_in(p, None, partner)
+    }
+
+    /// `PARTNER` is among `made` when given (a candidate's narrower set,
+    /// [`Candidate::made`]), else among what p may make live.
+    pub fn partner_made_live_in(&self, p: ProcId, made: Option<&crate::instrument::lockset::LiveSet>, partner: Expr) -> Expr {
+        if let Some(set) = made {
+            return crate::instrument::lockset::partner_in(partner, set);
+        }
         match self.live_within.get(&p) {
             None => Expr::bool(false),
             Some(set) => crate::instrument::lockset::partner_in(partner, set),
@@ -226,13 +251,20 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
         s.monotone.insert(g.live, Monotone::Grows);
     }
     let procedures: BTreeSet<ProcId> = lp.entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();
-    // Liveness candidates only where an init entry point can run, or an
-    // entry point that quiesces callbacks.
+    // Liveness candidates only where an init entry point can run, an entry
+    // point that starts with some partner not live (`quiet_at_start`: an
+    // `ndo_open`), or an entry point that quiesces callbacks.
     let quiescing: BTreeSet<ProcId> = lp.quiesced_within.keys().copied().collect();
     let under_init: BTreeSet<ProcId> = lp
         .entries
         .iter()
-        .filter(|e| e.is_init() || (lp.quiesces && e.procedures.iter().any(|p| quiescing.contains(p) || quiesces_here(program, *p))))
+        .enumerate()
+        .filter(|(i, e)| {
+            e.is_init()
+                || lp.quiet_at_start.iter().any(|(entry, _)| entry == i)
+                || (lp.quiesces && e.procedures.iter().any(|p| quiescing.contains(p) || quiesces_here(program, *p)))
+        })
+        .map(|(_, e)| e)
         .flat_map(|e| e.procedures.iter().copied())
         .collect();
     let called: BTreeSet<ProcId> = procedures
@@ -246,15 +278,21 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
         .collect();
     compute_modifies(program, lp, &procedures, &mut s);
     let kinds = ghost_kinds(lp);
+    let tracked: BTreeSet<VarId> =
+        kinds.iter().filter(|(_, k)| matches!(k, GhostKind::Lockset(_) | GhostKind::Flag)).map(|(v, _)| *v).collect();
+    let analysed: BTreeSet<ProcId> = procedures.intersection(&under_init).copied().collect();
+    let points = super::live_points::analyse(lp, &analysed, &tracked, &s);
     for &p in &procedures {
         // `in_p` matters where it is neither false nor true.
         let bounded = s.live_within.get(&p).is_some_and(|set| set.is_some());
         let init = under_init.contains(&p).then_some(bounded);
-        generate_candidates(program, &kinds, p, called.contains(&p), init, lp.ghost.live, &mut s);
+        generate_candidates(program, &kinds, p, called.contains(&p), init, lp.ghost.live, Some(&points), &mut s);
         if called.contains(&p) && s.quiesced_within.contains_key(&p) {
             quiesce_candidates(&kinds, p, lp.ghost.live, &mut s);
         }
     }
+    s.live = Some(lp.ghost.live);
+    s.points = points;
     s.alive = vec![true; s.candidates.len()];
     s
 }
@@ -277,7 +315,7 @@ fn quiesce_candidates(kinds: &HashMap<VarId, GhostKind>, p: ProcId, live: VarId,
     }
     for shape in shapes {
         let i = s.candidates.len();
-        s.candidates.push(Candidate { procedure: p, at: At::Ensures, shape });
+        s.candidates.push(Candidate { procedure: p, at: At::Ensures, shape, made: None });
         s.by_place.entry((p, At::Ensures)).or_default().push(i);
     }
 }
@@ -406,6 +444,7 @@ fn generate_candidates(
     called: bool,
     under_init: Option<bool>,
     live: VarId,
+    points: Option<&super::live_points::LivePoints>,
     s: &mut Summaries,
 ) {
     let modified: Vec<VarId> = s.modifies(p).iter().copied().collect();
@@ -418,12 +457,42 @@ fn generate_candidates(
         let ghosts: Vec<VarId> = vars.iter().filter(|v| program.variables[**v].ghost).copied().collect();
         places.push((At::Loop(*head), ghosts));
     }
+    let in_p = s.live_within.get(&p).cloned().unwrap_or(Some(BTreeSet::new()));
+    let live_var = live;
     let live = under_init.map(|bounded| (live, bounded));
     for (at, vars) in places {
         for v in vars {
-            for shape in shapes_for(kinds, v, live) {
+            let mut shapes: Vec<(Shape, Option<crate::instrument::lockset::LiveSet>)> =
+                shapes_for(kinds, v, live).into_iter().map(|shape| (shape, None)).collect();
+            // Flow-sensitive ones: what may be live where v changes, or at
+            // this loop head, when narrower than all p may make live.
+            let narrower = |set: &Option<&crate::instrument::lockset::LiveSet>| match set {
+                Some(Some(x)) => in_p.as_ref().is_none_or(|all| x != all && x.is_subset(all)),
+                _ => false,
+            };
+            if let (Some(_), Some(points)) = (live, points) {
+                match kinds.get(&v) {
+                    Some(GhostKind::Lockset(_) | GhostKind::Flag) => {
+                        let set = points.changed_live.get(&p).and_then(|m| m.get(&v));
+                        if narrower(&set) && set.is_some_and(|x| x.as_ref().is_some_and(|x| !x.is_empty())) {
+                            shapes.push((Shape::UnchangedUnlessMadeLive(live_var, v), set.cloned()));
+                        }
+                    }
+                    Some(GhostKind::State) if v == live_var => {
+                        let set = match at {
+                            At::Loop(head) => points.at_head.get(&p).and_then(|m| m.get(&head)),
+                            At::Ensures => None,
+                        };
+                        if narrower(&set) {
+                            shapes.push((Shape::LiveWithin(v), set.cloned()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for (shape, made) in shapes {
                 let i = s.candidates.len();
-                s.candidates.push(Candidate { procedure: p, at, shape });
+                s.candidates.push(Candidate { procedure: p, at, shape, made });
                 s.by_place.entry((p, at)).or_default().push(i);
             }
         }

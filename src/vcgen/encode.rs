@@ -511,7 +511,21 @@ impl<'a> Encoder<'a> {
             }
             let (Some(&b), Some(&a)) = (before.get(site_var), after.get(site_var)) else { continue };
             let mut options = vec![Expr::eq(Expr::var(a), Expr::var(b))];
-            options.extend(sites.iter().map(|s| Expr::eq(Expr::var(a), Expr::int(*s as i128))));
+            for s in sites {
+                let at = Expr::eq(Expr::var(a), Expr::int(*s as i128));
+                // A site is recorded only at a hit, so with `LIVE`: live
+                // before p, or made live by p before the site.
+                let live = self.summaries.site_live(p, *site_var, *s).and_then(|(live, set)| {
+                    let old_live = before.get(&live)?;
+                    let partner = self.summaries.partner()?;
+                    let term = Expr::var(*before.get(&partner).or(after.get(&partner))?);
+                    Some(Expr::or(Expr::var(*old_live), crate::instrument::lockset::partner_in(term, set)))
+                });
+                options.push(match live {
+                    Some(live) => Expr::and(at, live),
+                    None => at,
+                });
+            }
             r = self.define_bool("reach", Expr::and(r, Expr::or_all(options)));
         }
         r
@@ -520,12 +534,12 @@ impl<'a> Encoder<'a> {
     /// `in_p` of procedure p: `PARTNER` (never assigned, so its current
     /// incarnation is its value throughout) is among the entry points p may
     /// make live.
-    fn partner_made_live(&mut self, p: ProcId, now: &mut Env) -> Expr {
+    fn partner_made_live(&mut self, p: ProcId, made: Option<&crate::instrument::lockset::LiveSet>, now: &mut Env) -> Expr {
         let summaries = self.summaries;
         match summaries.partner() {
             Some(partner) => {
                 let term = Expr::var(self.current(now, partner));
-                summaries.partner_made_live(p, term)
+                summaries.partner_made_live_in(p, made, term)
             }
             None => Expr::bool(false),
         }
@@ -549,7 +563,7 @@ impl<'a> Encoder<'a> {
     pub fn candidate_formula(&mut self, c: &Candidate, now: &mut Env, old: &Env) -> Expr {
         let made = match c.shape {
             super::contracts::Shape::UnchangedUnlessMadeLive(..) | super::contracts::Shape::LiveWithin(_) => {
-                self.partner_made_live(c.procedure, now)
+                self.partner_made_live(c.procedure, c.made.as_ref(), now)
             }
             super::contracts::Shape::QuiescedWithin(_) | super::contracts::Shape::UnchangedWhenQuiesced(_) => {
                 self.partner_quiesced(c.procedure, now)

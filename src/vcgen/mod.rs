@@ -6,6 +6,8 @@
 //!   acyclic order.
 //! * [`contracts`]: Houdini candidates, modifies sets, facts by
 //!   construction.
+//! * [`live_points`]: what a procedure may have made live where it changes
+//!   each access flag or lockset, and at each loop head.
 //! * [`encode`]: the passive encoding of a procedure body.
 //! * [`pair`]: the VC of a pair of entry points with its race conditions.
 //!
@@ -15,4 +17,5 @@
 pub mod cfg;
 pub mod contracts;
 pub mod encode;
+pub mod live_points;
 pub mod pair;
