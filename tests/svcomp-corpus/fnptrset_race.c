@@ -1,7 +1,8 @@
-// @expect svcomp unknown
-// The function pointer is assigned after its initialisation, so it is not
-// constant: the call through it is not resolved (it may call `racy_setup`,
-// which writes while the thread reads), and the answer is never `true`.
+// @expect svcomp false
+// The function pointer is assigned after its initialisation: the call
+// through it resolves to both functions stored into it (`setup` from the
+// initializer, `racy_setup` from the assignment), and `racy_setup` writes
+// while the thread reads: the race is found.
 #include <pthread.h>
 
 int config;

@@ -170,13 +170,11 @@ pub fn lower_unit<'t>(
     // calls resolve to their bodies.
     let stored: std::collections::HashSet<&String> = shared.field_targets.values().flatten().collect();
     let mut roots = roots;
-    // A whole program's constant function-pointer globals: their
+    // Function-pointer variables whose every value is known: their
     // functions are lowered, for the calls through them.
-    if !models.program_entries.is_empty() {
-        let (constant, functions) = constant_pointers::ConstantPointers::analyse(tus);
-        shared.constant_pointers = constant;
-        roots.extend(functions);
-    }
+    let (constant, functions) = constant_pointers::ConstantPointers::analyse(tus, !models.program_entries.is_empty());
+    shared.constant_pointers = constant;
+    roots.extend(functions);
     let mut extra: Vec<Cursor<'t>> = definitions.values().filter(|d| stored.contains(&d.usr())).copied().collect();
     extra.sort_by_key(|c| c.location().offset);
     roots.extend(extra);

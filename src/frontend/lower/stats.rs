@@ -23,8 +23,8 @@ pub struct LoweringStats {
     pub modelled_calls: usize,
     /// Calls through a function pointer whose targets were found.
     pub indirect_calls_resolved: usize,
-    /// The functions called through a constant function-pointer global of
-    /// a whole program (src/frontend/lower/constant_pointers.rs); such
+    /// The functions called through a function-pointer variable whose
+    /// values are all known (src/frontend/lower/constant_pointers.rs); such
     /// calls are not counted in `indirect_calls_resolved`.
     pub constant_pointer_targets: BTreeSet<String>,
     /// `asm` statements with an empty template and no operands (compiler
