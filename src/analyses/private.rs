@@ -54,10 +54,22 @@
 //! become `AccessKind::Private`: the lockset instrumentation does not watch
 //! them and the precise phase neither yields nor checks behind them.
 //!
+//! **Before publication** (issue 14, [`fresh_sites`]): a fresh allocation
+//! that escapes somewhere is still private, in the procedure that
+//! allocates it, at the accesses whose address is derived from it only
+//! through that procedure's variables, made at a point every path from
+//! the allocation reaches without a command that may publish it (a
+//! forward must-analysis per procedure, intraprocedural: a callee's
+//! accesses stay checked).
+//!
 //! # Soundness
 //!
-//! An object that escapes anywhere is never private (publication is not
-//! ordered: publish-then-initialise is reported). Everything read from
+//! An object that escapes anywhere is never private by the
+//! flow-insensitive rule, and by the flow-sensitive one only before every
+//! command that may publish it (publish-then-initialise is reported); the
+//! flow-sensitive rule takes "may publish" from the flow-insensitive
+//! values, which cover every path, and assumes interleavings are
+//! sequentially consistent (docs/soundness.md). Everything read from
 //! memory is unknown, so a private pointer stored into a private object
 //! and read back is treated as shared: only accesses through pointers the
 //! analysis follows from the source itself are unwatched, and those can
@@ -429,6 +441,8 @@ struct FreshCtx<'a, 'b> {
     st: &'a State<'b>,
     allocation: BTreeMap<VarId, u32>,
     kept: BTreeMap<(ProcId, BlockId), Vec<(usize, &'a Expr)>>,
+    /// The parameters a procedure of the driver may publish.
+    publishing: BTreeSet<(ProcId, usize)>,
 }
 
 /// The position of the next command of a block, counted without the
@@ -524,9 +538,12 @@ impl FreshCtx<'_, '_> {
                     }
                 }
             }
-            Command::Call { args, results, .. } => {
-                for a in args {
-                    self.publish(fresh, a);
+            Command::Call { procedure, args, results, .. } => {
+                let callee = &program.procedures[*procedure];
+                for (j, a) in args.iter().enumerate() {
+                    if !callee.body || j >= callee.params.len() || self.publishing.contains(&(*procedure, j)) {
+                        self.publish(fresh, a);
+                    }
                 }
                 for r in results {
                     fresh.remove(r);
@@ -603,8 +620,9 @@ fn fresh_sites(st: &State<'_>, facts: &Facts) -> BTreeSet<(ProcId, BlockId, usiz
     for (p, b, at, e) in &facts.kept_at {
         kept.entry((*p, *b)).or_default().push((*at, e));
     }
-    let ctx = FreshCtx { st, allocation, kept };
     let program = st.program;
+    let publishing = publishing_params(program, &st.seeded, &kept);
+    let ctx = FreshCtx { st, allocation, kept, publishing };
     let mut sites = BTreeSet::new();
     for (id, p) in program.procedures.iter() {
         if !p.body {
@@ -701,4 +719,89 @@ pub fn apply(program: &mut Program, accesses: &PrivateAccesses) {
             *access = AccessKind::Private;
         }
     }
+}
+
+/// The parameters of the driver's procedures that a call may publish: a
+/// value derived from the parameter through the procedure's variables
+/// (flow-insensitively) is stored anywhere, assigned to a global, kept by
+/// a model, an external call, a function pointer or inline assembly, or
+/// passed to a procedure without body or to a parameter that its callee
+/// may publish (a least fixpoint over the call graph: a publication needs
+/// a finite chain of calls). Returning the value is no publication here:
+/// the caller's variables receive it, and the caller's own commands are
+/// checked with the flow-insensitive values, which follow returns.
+fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, kept: &BTreeMap<(ProcId, BlockId), Vec<(usize, &Expr)>>) -> BTreeSet<(ProcId, usize)> {
+    // The variables derived from each parameter, per procedure.
+    let mut derived: BTreeMap<(ProcId, usize), BTreeSet<VarId>> = BTreeMap::new();
+    for (id, p) in program.procedures.iter() {
+        if !p.body {
+            continue;
+        }
+        for (i, param) in p.params.iter().enumerate() {
+            let mut taint = BTreeSet::from([*param]);
+            let hit = |e: &Expr, taint: &BTreeSet<VarId>| e.variables().iter().any(|v| taint.contains(v));
+            loop {
+                let before = taint.len();
+                for (_, b) in p.blocks.iter() {
+                    for c in &b.commands {
+                        match c {
+                            Command::Assign { target, value, .. } if hit(value, &taint) => {
+                                taint.insert(*target);
+                            }
+                            Command::Havoc { vars, .. } => {
+                                for v in vars {
+                                    if let Some(Seed::Within(base)) = seeded.get(v) {
+                                        if hit(base, &taint) {
+                                            taint.insert(*v);
+                                        }
+                                    }
+                                }
+                            }
+                            Command::Call { args, results, .. } if args.iter().any(|a| hit(a, &taint)) => {
+                                taint.extend(results.iter().copied());
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                if taint.len() == before {
+                    break;
+                }
+            }
+            derived.insert((id, i), taint);
+        }
+    }
+    let mut publishing: BTreeSet<(ProcId, usize)> = BTreeSet::new();
+    loop {
+        let mut changed = false;
+        for (&(id, i), taint) in &derived {
+            if publishing.contains(&(id, i)) {
+                continue;
+            }
+            let hit = |e: &Expr| e.variables().iter().any(|v| taint.contains(v));
+            let p = &program.procedures[id];
+            let mut publishes = kept.iter().any(|((q, _), list)| *q == id && list.iter().any(|(_, e)| hit(e)));
+            for (_, b) in p.blocks.iter() {
+                for c in &b.commands {
+                    publishes |= match c {
+                        Command::Store { value, .. } => hit(value),
+                        Command::Assign { target, value, .. } => program.variables[*target].scope == Scope::Global && hit(value),
+                        Command::Call { procedure, args, .. } => {
+                            let callee = &program.procedures[*procedure];
+                            args.iter().enumerate().any(|(j, a)| hit(a) && (!callee.body || j >= callee.params.len() || publishing.contains(&(*procedure, j))))
+                        }
+                        _ => false,
+                    };
+                }
+            }
+            if publishes {
+                publishing.insert((id, i));
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    publishing
 }
