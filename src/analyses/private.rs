@@ -54,10 +54,22 @@
 //! become `AccessKind::Private`: the lockset instrumentation does not watch
 //! them and the precise phase neither yields nor checks behind them.
 //!
+//! **Before publication** (issue 14, [`fresh_sites`]): a fresh allocation
+//! that escapes somewhere is still private, in the procedure that
+//! allocates it, at the accesses whose address is derived from it only
+//! through that procedure's variables, made at a point every path from
+//! the allocation reaches without a command that may publish it (a
+//! forward must-analysis per procedure, intraprocedural: a callee's
+//! accesses stay checked).
+//!
 //! # Soundness
 //!
-//! An object that escapes anywhere is never private (publication is not
-//! ordered: publish-then-initialise is reported). Everything read from
+//! An object that escapes anywhere is never private by the
+//! flow-insensitive rule, and by the flow-sensitive one only before every
+//! command that may publish it (publish-then-initialise is reported); the
+//! flow-sensitive rule takes "may publish" from the flow-insensitive
+//! values, which cover every path, and assumes interleavings are
+//! sequentially consistent (docs/soundness.md). Everything read from
 //! memory is unknown, so a private pointer stored into a private object
 //! and read back is treated as shared: only accesses through pointers the
 //! analysis follows from the source itself are unwatched, and those can
@@ -88,6 +100,11 @@ pub struct Facts {
     pub within: Vec<(VarId, Expr)>,
     /// Values a call may keep after it returns.
     pub kept: Vec<Expr>,
+    /// Where each kept value is kept: the procedure, the block, and how
+    /// many of the block's commands other than `lock`, `unlock` and
+    /// held-lock annotations come before (the lowering may remove those
+    /// later), for the flow-sensitive rule.
+    pub kept_at: Vec<(ProcId, BlockId, usize, Expr)>,
 }
 
 /// A per-call private parameter of an entry point's procedure.
@@ -383,7 +400,260 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
             }
         }
     }
+    // The flow-sensitive rule: accesses to a fresh allocation before it
+    // may be published.
+    for site in fresh_sites(&st, facts) {
+        if sites.insert(site) {
+            report.accesses += 1;
+            *report.by_source.entry("fresh allocation before publication".to_string()).or_default() += 1;
+        }
+    }
     PrivateAccesses { sites, report }
+}
+
+/// What an expression's value is derived from, for the flow-sensitive
+/// rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Derived {
+    /// No address: constants and integers computed from them.
+    Neutral,
+    /// The current object of this allocation source, unpublished.
+    Fresh(u32),
+    /// Anything else.
+    Other,
+}
+
+fn combine(a: Derived, b: Derived) -> Derived {
+    match (a, b) {
+        (Derived::Neutral, x) | (x, Derived::Neutral) => x,
+        (Derived::Fresh(s), Derived::Fresh(t)) if s == t => Derived::Fresh(s),
+        _ => Derived::Other,
+    }
+}
+
+/// The variables of one procedure that hold an address derived only from
+/// the current, unpublished object of an allocation source, at a point.
+type FreshVars = BTreeMap<VarId, u32>;
+
+/// What the flow-sensitive rule reads: the flow-insensitive values, the
+/// allocation commands' variables and the kept values by block.
+struct FreshCtx<'a, 'b> {
+    st: &'a State<'b>,
+    allocation: BTreeMap<VarId, u32>,
+    kept: BTreeMap<(ProcId, BlockId), Vec<(usize, &'a Expr)>>,
+    /// The parameters a procedure of the driver may publish.
+    publishing: BTreeSet<(ProcId, usize)>,
+}
+
+/// The position of the next command of a block, counted without the
+/// commands the lowering may remove after the facts were recorded (lock,
+/// unlock and held-lock annotation commands of pseudo or dropped locks).
+pub fn stable_position(commands: &[Command]) -> usize {
+    commands.iter().filter(|c| stable(c)).count()
+}
+
+fn stable(c: &Command) -> bool {
+    !matches!(c, Command::Lock { .. } | Command::Unlock { .. } | Command::HeldAnnotation { .. })
+}
+
+impl FreshCtx<'_, '_> {
+    fn derived(&self, fresh: &FreshVars, e: &Expr) -> Derived {
+        match e {
+            Expr::Int(_) | Expr::Bool(_) => Derived::Neutral,
+            Expr::Var(v) => match fresh.get(v) {
+                Some(s) => Derived::Fresh(*s),
+                None => {
+                    let val = &self.st.vals[v.as_u32() as usize];
+                    if !val.unknown && val.sources.is_empty() { Derived::Neutral } else { Derived::Other }
+                }
+            },
+            Expr::Unary(UnaryOp::Neg, a) => self.derived(fresh, a),
+            Expr::Unary(UnaryOp::Not, _) => Derived::Neutral,
+            Expr::Binary(op, a, b) => match op {
+                // A pointer difference, as in the flow-insensitive rule.
+                BinaryOp::Sub if matches!(self.derived(fresh, b), Derived::Fresh(_)) => Derived::Neutral,
+                BinaryOp::Sub | BinaryOp::Add | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => combine(self.derived(fresh, a), self.derived(fresh, b)),
+                _ => Derived::Neutral,
+            },
+            Expr::Ite(_, a, b) => combine(self.derived(fresh, a), self.derived(fresh, b)),
+            Expr::Apply(f, args) => {
+                if args.is_empty() || self.st.opaque.contains(f) {
+                    return Derived::Other;
+                }
+                args.iter().fold(Derived::Neutral, |d, a| combine(d, self.derived(fresh, a)))
+            }
+        }
+    }
+
+    /// A value that may be derived from a source (the flow-insensitive
+    /// values, which over-approximate every path) may publish it: no
+    /// variable then holds its current object as unpublished.
+    fn publish(&self, fresh: &mut FreshVars, value: &Expr) {
+        let v = self.st.eval(value);
+        if !v.sources.is_empty() {
+            fresh.retain(|_, s| !v.sources.contains(s));
+        }
+    }
+
+    /// One command's effect.
+    fn transfer(&self, fresh: &mut FreshVars, c: &Command) {
+        let program = self.st.program;
+        match c {
+            Command::Assign { target, value, .. } => {
+                let d = self.derived(fresh, value);
+                if !matches!(program.variables[*target].scope, Scope::Local(_)) {
+                    self.publish(fresh, value);
+                }
+                match d {
+                    Derived::Fresh(s) if matches!(program.variables[*target].scope, Scope::Local(_)) => {
+                        fresh.insert(*target, s);
+                    }
+                    _ => {
+                        fresh.remove(target);
+                    }
+                }
+            }
+            Command::Load { target, .. } => {
+                fresh.remove(target);
+            }
+            Command::Store { value, .. } => self.publish(fresh, value),
+            Command::Havoc { vars, .. } => {
+                for v in vars {
+                    if let Some(s) = self.allocation.get(v) {
+                        // A new object: the variables holding the old one
+                        // no longer follow the source.
+                        fresh.retain(|_, t| t != s);
+                        fresh.insert(*v, *s);
+                    } else if let Some(Seed::Within(base)) = self.st.seeded.get(v) {
+                        match self.derived(fresh, base) {
+                            Derived::Fresh(s) => {
+                                fresh.insert(*v, s);
+                            }
+                            _ => {
+                                fresh.remove(v);
+                            }
+                        }
+                    } else {
+                        fresh.remove(v);
+                    }
+                }
+            }
+            Command::Call { procedure, args, results, .. } => {
+                let callee = &program.procedures[*procedure];
+                for (j, a) in args.iter().enumerate() {
+                    if !callee.body || j >= callee.params.len() || self.publishing.contains(&(*procedure, j)) {
+                        self.publish(fresh, a);
+                    }
+                }
+                for r in results {
+                    fresh.remove(r);
+                }
+            }
+            Command::TryLock { success, .. } => {
+                fresh.remove(success);
+            }
+            Command::Assume { .. }
+            | Command::Assert { .. }
+            | Command::Lock { .. }
+            | Command::Unlock { .. }
+            | Command::LockUnknown { .. }
+            | Command::HeldAnnotation { .. }
+            | Command::InterruptControl { .. }
+            | Command::GhostAccess { .. }
+            | Command::MakeLive { .. }
+            | Command::Quiesce { .. }
+            | Command::Approximation { .. } => {}
+        }
+    }
+
+    /// Runs a block from its entry state; records its accesses through
+    /// unpublished fresh objects in `sites` when given.
+    fn block(&self, p: ProcId, b: BlockId, mut fresh: FreshVars, mut sites: Option<&mut BTreeSet<(ProcId, BlockId, usize)>>) -> FreshVars {
+        let kept = self.kept.get(&(p, b));
+        let mut position = 0;
+        let commands = &self.st.program.procedures[p].blocks[b].commands;
+        for (i, c) in commands.iter().enumerate() {
+            for (at, e) in kept.into_iter().flatten() {
+                if *at == position {
+                    self.publish(&mut fresh, e);
+                }
+            }
+            if let Some(sites) = sites.as_deref_mut() {
+                if let Command::Load { address, access: AccessKind::Plain, .. } | Command::Store { address, access: AccessKind::Plain, .. } = c {
+                    if matches!(self.derived(&fresh, address), Derived::Fresh(_)) {
+                        sites.insert((p, b, i));
+                    }
+                }
+            }
+            self.transfer(&mut fresh, c);
+            if stable(c) {
+                position += 1;
+            }
+        }
+        for (at, e) in kept.into_iter().flatten() {
+            if *at >= position {
+                self.publish(&mut fresh, e);
+            }
+        }
+        fresh
+    }
+}
+
+/// The flow-sensitive rule for fresh allocations, intraprocedural: in the
+/// procedure that allocates, an access whose address is derived only from
+/// the allocation through the procedure's own variables (never through
+/// memory), at a point every path reaches from the allocation without a
+/// command that may publish the object. A forward must-analysis per
+/// procedure: the state maps each local variable to the source whose
+/// current, unpublished object it points into; paths meet by
+/// intersection. May publish (every source the flow-insensitive values
+/// say a value may be derived from): a store of the value anywhere, a call
+/// (of the driver or not) that receives it, a value kept by a model, an
+/// external call, a function pointer or inline assembly (at the call, as
+/// the lowering recorded), an assignment to a global or to the
+/// procedure's return. The allocation command itself starts a new object
+/// and forgets every variable holding the old one, so a copy carried
+/// around a loop never stands for the new object.
+fn fresh_sites(st: &State<'_>, facts: &Facts) -> BTreeSet<(ProcId, BlockId, usize)> {
+    let allocation: BTreeMap<VarId, u32> = facts.allocations.iter().enumerate().map(|(i, (v, _))| (*v, i as u32)).collect();
+    let mut kept: BTreeMap<(ProcId, BlockId), Vec<(usize, &Expr)>> = BTreeMap::new();
+    for (p, b, at, e) in &facts.kept_at {
+        kept.entry((*p, *b)).or_default().push((*at, e));
+    }
+    let program = st.program;
+    let publishing = publishing_params(program, &st.seeded, &kept);
+    let ctx = FreshCtx { st, allocation, kept, publishing };
+    let mut sites = BTreeSet::new();
+    for (id, p) in program.procedures.iter() {
+        if !p.body {
+            continue;
+        }
+        let allocates = p.locals.iter().any(|v| ctx.allocation.contains_key(v));
+        if !allocates {
+            continue;
+        }
+        let mut entry: BTreeMap<BlockId, FreshVars> = BTreeMap::from([(p.entry, FreshVars::new())]);
+        let mut work = vec![p.entry];
+        while let Some(b) = work.pop() {
+            let out = ctx.block(id, b, entry[&b].clone(), None);
+            if let crate::ir::Terminator::Goto(targets) = &p.blocks[b].terminator {
+                for t in targets {
+                    let next = match entry.get(t) {
+                        None => out.clone(),
+                        Some(old) => old.iter().filter(|(v, s)| out.get(v) == Some(s)).map(|(v, s)| (*v, *s)).collect(),
+                    };
+                    if entry.get(t) != Some(&next) {
+                        entry.insert(*t, next);
+                        work.push(*t);
+                    }
+                }
+            }
+        }
+        for (b, fresh) in entry {
+            ctx.block(id, b, fresh, Some(&mut sites));
+        }
+    }
+    sites
 }
 
 /// One command's effect on the variables' values; whether anything grew.
@@ -449,4 +719,89 @@ pub fn apply(program: &mut Program, accesses: &PrivateAccesses) {
             *access = AccessKind::Private;
         }
     }
+}
+
+/// The parameters of the driver's procedures that a call may publish: a
+/// value derived from the parameter through the procedure's variables
+/// (flow-insensitively) is stored anywhere, assigned to a global, kept by
+/// a model, an external call, a function pointer or inline assembly, or
+/// passed to a procedure without body or to a parameter that its callee
+/// may publish (a least fixpoint over the call graph: a publication needs
+/// a finite chain of calls). Returning the value is no publication here:
+/// the caller's variables receive it, and the caller's own commands are
+/// checked with the flow-insensitive values, which follow returns.
+fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, kept: &BTreeMap<(ProcId, BlockId), Vec<(usize, &Expr)>>) -> BTreeSet<(ProcId, usize)> {
+    // The variables derived from each parameter, per procedure.
+    let mut derived: BTreeMap<(ProcId, usize), BTreeSet<VarId>> = BTreeMap::new();
+    for (id, p) in program.procedures.iter() {
+        if !p.body {
+            continue;
+        }
+        for (i, param) in p.params.iter().enumerate() {
+            let mut taint = BTreeSet::from([*param]);
+            let hit = |e: &Expr, taint: &BTreeSet<VarId>| e.variables().iter().any(|v| taint.contains(v));
+            loop {
+                let before = taint.len();
+                for (_, b) in p.blocks.iter() {
+                    for c in &b.commands {
+                        match c {
+                            Command::Assign { target, value, .. } if hit(value, &taint) => {
+                                taint.insert(*target);
+                            }
+                            Command::Havoc { vars, .. } => {
+                                for v in vars {
+                                    if let Some(Seed::Within(base)) = seeded.get(v) {
+                                        if hit(base, &taint) {
+                                            taint.insert(*v);
+                                        }
+                                    }
+                                }
+                            }
+                            Command::Call { args, results, .. } if args.iter().any(|a| hit(a, &taint)) => {
+                                taint.extend(results.iter().copied());
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                if taint.len() == before {
+                    break;
+                }
+            }
+            derived.insert((id, i), taint);
+        }
+    }
+    let mut publishing: BTreeSet<(ProcId, usize)> = BTreeSet::new();
+    loop {
+        let mut changed = false;
+        for (&(id, i), taint) in &derived {
+            if publishing.contains(&(id, i)) {
+                continue;
+            }
+            let hit = |e: &Expr| e.variables().iter().any(|v| taint.contains(v));
+            let p = &program.procedures[id];
+            let mut publishes = kept.iter().any(|((q, _), list)| *q == id && list.iter().any(|(_, e)| hit(e)));
+            for (_, b) in p.blocks.iter() {
+                for c in &b.commands {
+                    publishes |= match c {
+                        Command::Store { value, .. } => hit(value),
+                        Command::Assign { target, value, .. } => program.variables[*target].scope == Scope::Global && hit(value),
+                        Command::Call { procedure, args, .. } => {
+                            let callee = &program.procedures[*procedure];
+                            args.iter().enumerate().any(|(j, a)| hit(a) && (!callee.body || j >= callee.params.len() || publishing.contains(&(*procedure, j))))
+                        }
+                        _ => false,
+                    };
+                }
+            }
+            if publishes {
+                publishing.insert((id, i));
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    publishing
 }

@@ -180,6 +180,18 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         args.iter().map(|a| self.value(*a)).collect()
     }
 
+    /// Records values a call may keep after it returns, with where the
+    /// call is (src/analyses/private.rs).
+    pub(super) fn keep(&mut self, values: impl IntoIterator<Item = Expr>) {
+        let procedure = self.b.id();
+        let block = self.b.current_block();
+        let at = crate::analyses::private::stable_position(&self.b.program().procedures[procedure].blocks[block].commands);
+        for v in values {
+            self.s.privacy.kept_at.push((procedure, block, at, v.clone()));
+            self.s.privacy.kept.push(v);
+        }
+    }
+
     fn havoc(&mut self) -> crate::ir::VarId {
         let t = self.tmp();
         self.b.push(Command::Havoc { vars: vec![t], span: None });
@@ -195,7 +207,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let mut values = values;
         // Variadic arguments beyond the parameters are evaluated, not
         // passed: what the callee does with them is unknown.
-        self.s.privacy.kept.extend(values.iter().skip(params).cloned());
+        self.keep(values.iter().skip(params).cloned().collect::<Vec<_>>());
         values.truncate(params);
         while values.len() < params {
             let t = self.havoc();
@@ -224,7 +236,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn unknown_call(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Expr {
         // It may keep any argument.
         let values = self.evaluate_all(args);
-        self.s.privacy.kept.extend(values.iter().cloned());
+        self.keep(values.iter().cloned().collect::<Vec<_>>());
         self.s.stats.external_functions.insert(name.to_string());
         self.approx(ApproxKind::ExternalCall, name.to_string(), Some(c));
         self.assumed_writes(c, name, args, &values);
@@ -318,7 +330,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         self.value(callee);
         if targets.is_empty() {
             let values = self.evaluate_all(&args);
-            self.s.privacy.kept.extend(values);
+            self.keep(values);
             let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
             self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
             let span = Some(self.span(c));
@@ -607,7 +619,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.s.stats.external_functions.insert(model.name.clone());
             self.approx(ApproxKind::ExternalCall, format!("{} (calls back into the driver; those calls are not followed)", model.name), Some(c));
         }
-        self.s.privacy.kept.extend(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()));
+        self.keep(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()).collect::<Vec<_>>());
         for effect in &model.reads {
             self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), &[], false, AccessKind::Plain, span.clone());
         }

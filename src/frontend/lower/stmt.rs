@@ -654,7 +654,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             } else {
                 // An input operand may be stored anywhere by the asm.
                 let v = self.value(operand);
-                self.s.privacy.kept.push(v);
+                self.keep([v]);
             }
         }
         // `asm goto` may jump to its labels instead of falling through.
