@@ -172,6 +172,11 @@ struct State<'a> {
     vals: Vec<Val>,
     /// The value a havoc gives a variable the facts describe.
     seeded: BTreeMap<VarId, Seed>,
+    /// The sources whose values were stored into each source's object: a
+    /// load through an address derived from a source may give them back
+    /// (besides anything else), so that a pointer stored into a private
+    /// object, read back and then published is published too.
+    contents: BTreeMap<u32, BTreeSet<u32>>,
 }
 
 #[derive(Clone)]
@@ -274,7 +279,7 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
     for (v, base) in &facts.within {
         seeded.entry(*v).or_insert_with(|| Seed::Within(base.clone()));
     }
-    let mut st = State { program, opaque, vals: vec![Val::default(); program.variables.len()], seeded };
+    let mut st = State { program, opaque, vals: vec![Val::default(); program.variables.len()], seeded, contents: BTreeMap::new() };
     // Unknown starting values: globals, and the parameters of procedures
     // the kernel calls (entry points) or that nothing calls.
     let mut called: BTreeSet<ProcId> = BTreeSet::new();
@@ -663,7 +668,31 @@ fn step(st: &mut State<'_>, c: &Command) -> bool {
             let v = st.eval(value);
             st.flow(*target, &v)
         }
-        Command::Load { target, .. } => st.flow(*target, &Val::unknown()),
+        Command::Load { target, address, .. } => {
+            // Anything read from memory is unknown, and it may be a
+            // pointer stored into the object the address points into.
+            let mut v = Val::unknown();
+            for a in st.eval(address).sources {
+                if let Some(stored) = st.contents.get(&a) {
+                    v.sources.extend(stored.iter().copied());
+                }
+            }
+            st.flow(*target, &v)
+        }
+        Command::Store { address, value, .. } => {
+            let v = st.eval(value);
+            if v.sources.is_empty() {
+                return false;
+            }
+            let mut changed = false;
+            for a in st.eval(address).sources {
+                let into = st.contents.entry(a).or_default();
+                let before = into.len();
+                into.extend(v.sources.iter().copied());
+                changed |= into.len() > before;
+            }
+            changed
+        }
         Command::Havoc { vars, .. } => {
             let mut changed = false;
             for v in vars {
@@ -698,7 +727,6 @@ fn step(st: &mut State<'_>, c: &Command) -> bool {
         Command::TryLock { success, .. } => st.flow(*success, &Val::default()),
         Command::Assume { .. }
         | Command::Assert { .. }
-        | Command::Store { .. }
         | Command::Lock { .. }
         | Command::Unlock { .. }
         | Command::LockUnknown { .. }
