@@ -125,6 +125,9 @@ pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [Seriali
                 .filter(|&(k, rule)| {
                     let (a, b) = (&selected[k], &partners[k]);
                     match rule.relation {
+                        Relation::Both if rule.same_ordered_workqueue => {
+                            a[first] && a[second] && same_ordered_queue(driver, &eps[first], &eps[second])
+                        }
                         Relation::Both => a[first] && a[second],
                         Relation::Between => (a[first] && b[second]) || (b[first] && a[second]),
                         Relation::None => false,
@@ -146,6 +149,21 @@ pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [Seriali
         }
     }
     out
+}
+
+/// Whether the work items of `a` and `b` are all queued on one ordered
+/// workqueue and nowhere else: every origin names its work item (a field
+/// or a variable) and [`DriverEntryPoints::ordered_work`] maps each to the
+/// same queue.
+fn same_ordered_queue(driver: &DriverEntryPoints, a: &EntryPoint, b: &EntryPoint) -> bool {
+    let queue = |o: &Origin| {
+        o.object.as_ref().or(o.holder.as_ref()).and_then(|work| driver.ordered_work.get(work))
+    };
+    let mut queues = a.origins.iter().chain(&b.origins).map(queue);
+    match queues.next() {
+        Some(Some(first)) => queues.all(|q| q == Some(first)),
+        _ => false,
+    }
 }
 
 /// How many registrations of `entry` may run: one per origin, and without
@@ -254,6 +272,7 @@ mod tests {
             holds_lock: None,
             unless_called: Vec::new(),
             unless_reaches: Vec::new(),
+            same_ordered_workqueue: false,
             kernel: "6.12".into(),
             reason: "test".into(),
         }

@@ -196,6 +196,10 @@ pub struct DriverEntryPoints {
     pub sealed: std::collections::BTreeSet<String>,
     /// Functions of the file called directly (by name) anywhere.
     pub called_directly: std::collections::BTreeSet<String>,
+    /// Work items queued on one ordered workqueue and nowhere else, with
+    /// that queue ([`super::workqueues`]), named as [`Origin`] names a
+    /// work item (`object`, else `holder`).
+    pub ordered_work: BTreeMap<String, String>,
 }
 
 /// One registration call (see [`DriverEntryPoints::registration_sites`]).
@@ -335,6 +339,7 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
     }
     let mut found = walk.finish();
     found.sealed = super::sealed::sealed(tu, models, &found.entry_points);
+    found.ordered_work = super::workqueues::ordered_work(tu, models);
     found
 }
 
@@ -662,6 +667,7 @@ impl<'t> Walk<'_, 't> {
             registration_sites: std::mem::take(&mut self.sites),
             called_directly: std::mem::take(&mut self.called),
             sealed: Default::default(),
+            ordered_work: BTreeMap::new(),
         }
     }
 }

@@ -33,3 +33,4 @@ pub mod parse;
 pub mod registered;
 pub mod sealed;
 pub mod units;
+pub mod workqueues;

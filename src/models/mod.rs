@@ -28,6 +28,7 @@ mod lifetimes;
 mod locks;
 mod quiesce;
 mod serialisation;
+mod workqueues;
 pub use annotations::{Annotation, AnnotationKind};
 pub use quiesce::{Quiesced, Quiesces};
 
@@ -40,6 +41,7 @@ pub use locks::{
 };
 
 pub use serialisation::{Relation, RoleSelector, Scope, Selector, SerialisationRule};
+pub use workqueues::{OrderedAllocator, WorkQueueing};
 
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -103,6 +105,13 @@ pub struct KernelModels {
     pub serialisation: Vec<SerialisationRule>,
     /// Object-lifetime rules (`kernel-models/lifetimes/`), in file order.
     pub lifetimes: Vec<LifetimeRule>,
+    /// Functions that queue a work item on a workqueue, by name.
+    pub work_queueing: HashMap<String, WorkQueueing>,
+    /// Functions that take a work item's address without queueing it
+    /// (cancel, flush), with the reason, by name.
+    pub work_neutral: HashMap<String, String>,
+    /// Functions that allocate a workqueue that may be ordered, by name.
+    pub ordered_allocators: HashMap<String, OrderedAllocator>,
 }
 
 /// A model file that could not be read or is invalid.
@@ -162,6 +171,12 @@ struct FileXml {
     lifetimes: Vec<lifetimes::LifetimeXml>,
     #[serde(rename = "makes-nothing-live", default)]
     makes_nothing_live: Vec<MakesNothingLiveXml>,
+    #[serde(rename = "work-queueing", default)]
+    work_queueing: Vec<workqueues::WorkQueueingXml>,
+    #[serde(rename = "work-neutral", default)]
+    work_neutral: Vec<workqueues::WorkNeutralXml>,
+    #[serde(rename = "ordered-workqueue-allocator", default)]
+    ordered_allocators: Vec<workqueues::OrderedAllocatorXml>,
     #[serde(rename = "quiesces", default)]
     quiesces: Vec<quiesce::QuiescesXml>,
 }
@@ -449,6 +464,18 @@ impl KernelModels {
         for m in xml.makes_nothing_live {
             insert(&mut self.makes_nothing_live, "makes-nothing-live", m.function, m.reason)?;
         }
+        for w in xml.work_queueing {
+            let (function, w) = workqueues::work_queueing(w)?;
+            insert(&mut self.work_queueing, "work-queueing", function, w)?;
+        }
+        for w in xml.work_neutral {
+            reason_given(&format!("work-neutral `{}`", w.function), &w.reason)?;
+            insert(&mut self.work_neutral, "work-neutral", w.function, w.reason)?;
+        }
+        for a in xml.ordered_allocators {
+            let (function, a) = workqueues::ordered_allocator(a)?;
+            insert(&mut self.ordered_allocators, "ordered-workqueue-allocator", function, a)?;
+        }
         for q in xml.quiesces {
             let (function, q) = quiesce::quiesces(q)?;
             insert(&mut self.quiesces, "quiesces", function, q)?;
@@ -734,6 +761,28 @@ mod tests {
         let e = KernelModels::from_files(&[(PathBuf::from("a.xml"), twice.into()), (PathBuf::from("b.xml"), twice.into())])
             .unwrap_err();
         assert_eq!((e.file, e.message.as_str()), (PathBuf::from("b.xml"), "function `g` is defined twice"));
+    }
+
+    #[test]
+    fn workqueue_models_are_checked() {
+        let ok = load(
+            r#"<kernel-model kernel="6.12"><work-queueing function="queue_work" workqueue-arg="0" work-arg="1" reason="r"/><ordered-workqueue-allocator function="alloc_workqueue" flags-arg="1" ordered-flags="0x20000" reason="r"/><work-neutral function="cancel_work" reason="r"/></kernel-model>"#,
+        )
+        .unwrap();
+        assert_eq!(ok.ordered_allocators["alloc_workqueue"].ordered_flags, 0x20000);
+        assert_eq!(ok.work_queueing["queue_work"].work_arg, 1);
+        assert!(ok.work_neutral.contains_key("cancel_work"));
+        let e = load(r#"<kernel-model kernel="6.12"><ordered-workqueue-allocator function="a" flags-arg="1" ordered-flags="bits" reason="r"/></kernel-model>"#)
+            .unwrap_err();
+        assert!(e.message.contains("is not a number"), "{}", e.message);
+        let e = load(r#"<kernel-model kernel="6.12"><work-queueing function="q" workqueue-arg="1" work-arg="1" reason="r"/></kernel-model>"#)
+            .unwrap_err();
+        assert!(e.message.contains("the same argument"), "{}", e.message);
+        let e = load(
+            r#"<kernel-model kernel="6.12"><serialised name="x" pairs="self" scope="object" same-ordered-workqueue="true" kernel="6.12" reason="r"><select kind="work"/></serialised></kernel-model>"#,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("only for pairs=\"both\""), "{}", e.message);
     }
 
     #[test]

@@ -211,6 +211,11 @@ pub struct SerialisationRule {
     /// statement a listed macro wrote, matches neither set. Not for
     /// `pairs="none"`.
     pub unless_reaches: Vec<String>,
+    /// `same-ordered-workqueue="true"`: a pair is removed only when the
+    /// work items of both entry points are queued on one ordered workqueue
+    /// and nowhere else (`DriverEntryPoints::ordered_work`,
+    /// src/frontend/workqueues.rs).
+    pub same_ordered_workqueue: bool,
     /// The kernel version the rule was checked against.
     pub kernel: String,
     /// The kernel mechanism and where the kernel guarantees it.
@@ -237,6 +242,8 @@ pub(super) struct SerialisedXml {
     unless_called: Option<String>,
     #[serde(rename = "@unless-reaches")]
     unless_reaches: Option<String>,
+    #[serde(rename = "@same-ordered-workqueue", default)]
+    same_ordered_workqueue: bool,
     #[serde(rename = "@reason")]
     reason: String,
     #[serde(rename = "select", default)]
@@ -345,6 +352,9 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         }
         _ => {}
     }
+    if r.same_ordered_workqueue && relation != Relation::Both {
+        return Err(format!("{context}: same-ordered-workqueue is only for pairs=\"both\""));
+    }
     let selected = r.selected.into_iter().map(|s| selector(&context, "select", s)).collect::<Result<Vec<_>, _>>()?;
     let partners = r.partners.into_iter().map(|s| selector(&context, "with", s)).collect::<Result<Vec<_>, _>>()?;
     Ok(SerialisationRule {
@@ -357,6 +367,7 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         holds_lock: r.holds_lock,
         unless_called,
         unless_reaches,
+        same_ordered_workqueue: r.same_ordered_workqueue,
         kernel: r.kernel,
         reason: r.reason,
     })

@@ -1,0 +1,349 @@
+//! Work items queued on one ordered workqueue and nowhere else.
+//!
+//! # Algorithm
+//!
+//! An ordered workqueue (`alloc_ordered_workqueue`, which expands to
+//! `alloc_workqueue` with `__WQ_ORDERED` in its flags) executes at most one
+//! work item at a time, in queueing order (Documentation/core-api/
+//! workqueue.rst; kernel/workqueue.c gives it a single pool workqueue with
+//! `max_active` 1, and `workqueue_set_max_active` refuses to change it).
+//! Two work functions whose items are only ever queued on the same ordered
+//! workqueue never run at the same time. One walk over the driver's code
+//! (the main file and the files of its own directory) finds:
+//!
+//! - the *queues*: a `static` variable or a structure field of type
+//!   `struct workqueue_struct *` is ordered when some assignment stores an
+//!   ordered allocator's result into it (an `<ordered-workqueue-allocator>`
+//!   model whose flags argument evaluates to a constant with the ordered
+//!   bits) and every other assignment stores NULL; one assignment of
+//!   anything else, an initialiser that is not NULL, or its address taken
+//!   (`&wq`) spoils it;
+//! - the *queueings*: each call of a `<work-queueing>` function records the
+//!   work item (named as an entry point's origin names it: the structure
+//!   field `struct.field` of `&dev->work`, or the variable of `&work`) and
+//!   the queue it goes to;
+//! - the *escapes*: the address of a `work_struct`, `delayed_work` or
+//!   `rcu_work` used anywhere else than as the work argument of a queueing
+//!   call or an argument of a `<work-neutral>` call (cancel, flush), or as
+//!   the base of a member access, lets unknown code queue it anywhere.
+//!
+//! A work item is mapped to its queue when every queueing names that one
+//! ordered queue and its address never escapes. A queueing whose work item
+//! the walk cannot name (a pointer parameter, a work function requeueing
+//! itself through its argument) may queue any of them: on one named
+//! ordered queue it keeps only that queue's items, anywhere else it keeps
+//! none. An escaped address the walk cannot name keeps none, and so does a
+//! work item's pointer the walk cannot name handed to any other call
+//! (`schedule_work(work)`) or stored anywhere but in a local variable.
+//!
+//! # Soundness
+//!
+//! Only the driver's code is walked: a kernel function is assumed not to
+//! queue a driver's work item it is not handed (the models list the ones
+//! that are). A queue held in a structure field stands for the field of
+//! every instance: two devices' ordered queues run their items
+//! concurrently, so the rule that uses this map has scope `device`
+//! (docs/soundness.md). Writes through memory the walk does not see (a
+//! `memcpy` over the structure) are assumed to store another ordered
+//! queue's pointer or NULL.
+
+use super::clang::{BinaryOperator, Cursor, CursorKind, EvalValue, TranslationUnit, TypeKind, UnaryOperator};
+use super::entry_points::object_key;
+use crate::models::KernelModels;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The structure types of work items.
+const WORK_TYPES: &[&str] = &["struct work_struct", "struct delayed_work", "struct rcu_work"];
+
+/// The work items of the file queued on one ordered workqueue only: work
+/// item (as [`super::entry_points::Origin`] names it: `object`, else
+/// `holder`) to queue.
+pub fn ordered_work<'t>(tu: &'t TranslationUnit<'t>, models: &KernelModels) -> BTreeMap<String, String> {
+    if models.work_queueing.is_empty() || models.ordered_allocators.is_empty() {
+        return BTreeMap::new();
+    }
+    let Some(main_id) = tu.main_file_id() else { return BTreeMap::new() };
+    let dir = tu.main_file().parent().map(|d| d.to_path_buf());
+    let mut scan = Scan {
+        models,
+        queued: HashMap::new(),
+        escaped: HashSet::new(),
+        unnamed: HashSet::new(),
+        lost: false,
+        ordered: HashSet::new(),
+        spoiled: HashSet::new(),
+        fields_spoiled: false,
+    };
+    tu.root().for_each_child(|top| {
+        let own = top.is_expanded_in(main_id)
+            || dir.as_ref().is_some_and(|d| top.location().file.is_some_and(|f| f.parent() == Some(d.as_path())));
+        if own {
+            scan.visit(top);
+        }
+        true
+    });
+    scan.result()
+}
+
+struct Scan<'m> {
+    models: &'m KernelModels,
+    /// Work item to the queues it is queued on (`None`: a queue the walk
+    /// cannot name).
+    queued: HashMap<String, HashSet<Option<String>>>,
+    /// Work items whose address is used where unknown code may queue them.
+    escaped: HashSet<String>,
+    /// Queues that work items the walk cannot name are queued on.
+    unnamed: HashSet<Option<String>>,
+    /// An escaped work item's address the walk cannot name.
+    lost: bool,
+    /// Queues an ordered allocation is stored into.
+    ordered: HashSet<String>,
+    /// Queues something else is stored into, or whose address is taken.
+    spoiled: HashSet<String>,
+    /// A queue pointer of unknown name was stored with something other than
+    /// NULL (an initialiser list), or its address taken: every field queue
+    /// is spoiled.
+    fields_spoiled: bool,
+}
+
+impl Scan<'_> {
+    fn visit(&mut self, c: Cursor<'_>) {
+        match c.kind() {
+            CursorKind::CallExpr => {
+                if let Some(callee) = c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl) {
+                    let name = callee.spelling();
+                    let args = c.arguments();
+                    if let Some(q) = self.models.work_queueing.get(&name) {
+                        let queue = args.get(q.workqueue_arg).and_then(|a| queue_key(*a));
+                        match args.get(q.work_arg).and_then(|a| work_key(*a)) {
+                            Some(work) => {
+                                self.queued.entry(work).or_default().insert(queue);
+                            }
+                            None => {
+                                self.unnamed.insert(queue);
+                            }
+                        }
+                        for (i, a) in args.iter().enumerate() {
+                            if i == q.work_arg { self.visit_address_operand(*a) } else { self.visit(*a) }
+                        }
+                        return;
+                    }
+                    if self.models.work_neutral.contains_key(&name) {
+                        for a in args {
+                            self.visit_address_operand(a);
+                        }
+                        return;
+                    }
+                }
+                // Any other call handed a work item through a pointer the
+                // walk cannot name (`schedule_work(work)` in a work function
+                // requeueing itself) may queue it anywhere; a named one is
+                // an escape below (`&dev->work`).
+                if c.arguments().into_iter().any(|a| is_work_pointer(a) && !is_address(a)) {
+                    self.lost = true;
+                }
+            }
+            CursorKind::BinaryOperator if c.binary_operator() == BinaryOperator::Assign => {
+                let children = c.children();
+                if let [lhs, rhs] = children.as_slice() {
+                    // A work item's pointer stored anywhere but a local
+                    // may reach code that queues it.
+                    if is_work_pointer(*rhs) && !is_local(*lhs) {
+                        self.lost = true;
+                    }
+                    if is_queue_pointer(*lhs) {
+                        match queue_key(*lhs) {
+                            Some(q) if self.is_ordered_allocation(*rhs) => {
+                                self.ordered.insert(q);
+                            }
+                            Some(_) if is_null(*rhs) => {}
+                            Some(q) => {
+                                self.spoiled.insert(q);
+                            }
+                            None if is_null(*rhs) => {}
+                            None => self.fields_spoiled = true,
+                        }
+                    }
+                }
+            }
+            CursorKind::VarDecl if is_queue_pointer(c) => {
+                if c.var_initializer().is_some_and(|i| !is_null(i)) {
+                    self.spoiled.insert(c.spelling());
+                }
+            }
+            CursorKind::InitListExpr => {
+                for element in c.children() {
+                    if is_queue_pointer(element) && !is_null(element) {
+                        self.fields_spoiled = true;
+                    }
+                }
+            }
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::AddrOf => {
+                if let Some(operand) = c.children().last().copied() {
+                    if is_work(operand) {
+                        match work_key(c) {
+                            Some(w) => {
+                                self.escaped.insert(w);
+                            }
+                            None => self.lost = true,
+                        }
+                    } else if is_queue_pointer(operand) {
+                        match queue_key(operand) {
+                            Some(q) => {
+                                self.spoiled.insert(q);
+                            }
+                            None => self.fields_spoiled = true,
+                        }
+                    }
+                }
+            }
+            CursorKind::MemberRefExpr => {
+                // `(&dev->work)->entry`: a member access, not an escape.
+                for child in c.children() {
+                    self.visit_address_operand(child);
+                }
+                return;
+            }
+            _ => {}
+        }
+        c.for_each_child(|child| {
+            self.visit(child);
+            true
+        });
+    }
+
+    /// Visits `c`, but when it is the address of a work item, only what it
+    /// takes the address of.
+    fn visit_address_operand(&mut self, c: Cursor<'_>) {
+        let s = strip(c);
+        if s.kind() == CursorKind::UnaryOperator && s.unary_operator() == UnaryOperator::AddrOf {
+            if let Some(operand) = s.children().last().copied() {
+                if is_work(operand) {
+                    return self.visit(operand);
+                }
+            }
+        }
+        self.visit(c)
+    }
+
+    fn is_ordered_allocation(&self, rhs: Cursor<'_>) -> bool {
+        let call = strip(rhs);
+        if call.kind() != CursorKind::CallExpr {
+            return false;
+        }
+        let Some(callee) = call.referenced() else { return false };
+        let Some(a) = self.models.ordered_allocators.get(&callee.spelling()) else { return false };
+        let flags = call.arguments().get(a.flags_arg).and_then(|f| f.evaluate());
+        let flags = match flags {
+            Some(EvalValue::Int(v)) => v as u64,
+            Some(EvalValue::UnsignedInt(v)) => v,
+            _ => return false,
+        };
+        flags & a.ordered_flags == a.ordered_flags
+    }
+
+    fn result(self) -> BTreeMap<String, String> {
+        if self.lost || self.unnamed.contains(&None) || self.unnamed.len() > 1 {
+            return BTreeMap::new();
+        }
+        let good = |q: &String| {
+            self.ordered.contains(q) && !self.spoiled.contains(q) && !(self.fields_spoiled && q.contains('.'))
+        };
+        if self.unnamed.iter().flatten().any(|q| !good(q)) {
+            return BTreeMap::new();
+        }
+        let unnamed_queue = self.unnamed.iter().flatten().next();
+        let mut out = BTreeMap::new();
+        for (work, queues) in &self.queued {
+            if self.escaped.contains(work) || queues.len() != 1 {
+                continue;
+            }
+            let Some(Some(queue)) = queues.iter().next() else { continue };
+            if good(queue) && unnamed_queue.is_none_or(|u| u == queue) {
+                out.insert(work.clone(), queue.clone());
+            }
+        }
+        out
+    }
+}
+
+/// The work item an argument names: a structure field (`&dev->work`:
+/// `dev_struct.work`), a file-scope variable (`&work`: `work`), a local
+/// (`local:work`, which no origin names); `None` for anything else.
+fn work_key(arg: Cursor<'_>) -> Option<String> {
+    if let Some(k) = object_key(arg) {
+        return Some(k);
+    }
+    let mut c = strip(arg);
+    if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
+        c = strip(*c.children().last()?);
+    } else {
+        return None;
+    }
+    variable_key(c, "local:")
+}
+
+/// The queue an expression names: a `static` file-scope variable or a
+/// structure field.
+fn queue_key(c: Cursor<'_>) -> Option<String> {
+    if let Some(k) = object_key(c) {
+        return Some(k);
+    }
+    let v = strip(c).referenced().filter(|v| v.kind() == CursorKind::VarDecl)?;
+    let file_scope = v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit);
+    (file_scope && v.is_static_storage()).then(|| v.spelling())
+}
+
+/// A variable reference's name, or `local_prefix` + name for a local.
+fn variable_key(c: Cursor<'_>, local_prefix: &str) -> Option<String> {
+    if c.kind() != CursorKind::DeclRefExpr {
+        return None;
+    }
+    let v = c.referenced().filter(|v| v.kind() == CursorKind::VarDecl)?;
+    let file_scope = v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit);
+    Some(if file_scope { v.spelling() } else { format!("{local_prefix}{}", v.spelling()) })
+}
+
+fn is_work(c: Cursor<'_>) -> bool {
+    let spelling = c.ty().canonical().unqualified().spelling();
+    WORK_TYPES.contains(&spelling.as_str())
+}
+
+fn is_work_pointer(c: Cursor<'_>) -> bool {
+    let t = c.ty().canonical();
+    t.kind() == TypeKind::Pointer && t.pointee().is_some_and(|p| WORK_TYPES.contains(&p.unqualified().spelling().as_str()))
+}
+
+fn is_address(c: Cursor<'_>) -> bool {
+    let c = strip(c);
+    c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf
+}
+
+/// A reference to a variable local to a function.
+fn is_local(c: Cursor<'_>) -> bool {
+    let c = strip(c);
+    c.kind() == CursorKind::DeclRefExpr
+        && c.referenced().is_some_and(|v| {
+            v.kind() == CursorKind::VarDecl && !v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit) && !v.is_static_storage()
+        })
+}
+
+fn is_queue_pointer(c: Cursor<'_>) -> bool {
+    let t = c.ty().canonical();
+    t.kind() == TypeKind::Pointer && t.pointee().is_some_and(|p| p.unqualified().spelling() == "struct workqueue_struct")
+}
+
+fn is_null(c: Cursor<'_>) -> bool {
+    matches!(strip(c).evaluate(), Some(EvalValue::Int(0) | EvalValue::UnsignedInt(0)))
+}
+
+/// Skips parentheses, casts and implicit conversions.
+fn strip(mut c: Cursor<'_>) -> Cursor<'_> {
+    while matches!(c.kind(), CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr) {
+        match c.children().last() {
+            Some(inner) => c = *inner,
+            None => break,
+        }
+    }
+    c
+}
