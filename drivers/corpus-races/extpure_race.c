@@ -73,8 +73,8 @@ static int tk_flush(struct file *file, fl_owner_t id)
 	return 0;
 }
 
-// @expect race tk_ioctl tk_ioctl "tk_period"
-// @expect confirmed tk_ioctl tk_ioctl "tk_period"
+// @expect race tk_ioctl tk_ioctl "global tk_period"
+// @expect confirmed tk_ioctl tk_ioctl "global tk_period"
 // @expect proven tk_ioctl tk_flush
 // @expect proven tk_flush tk_flush
 // @expect proven tk_read tk_ioctl

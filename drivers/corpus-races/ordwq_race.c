@@ -47,8 +47,8 @@ static long owq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
-// @expect race owq_fill owq_drain "owq_level"
-// @expect confirmed owq_fill owq_drain "owq_level"
+// @expect race owq_fill owq_drain "global owq_level"
+// @expect confirmed owq_fill owq_drain "global owq_level"
 // @expect proven owq_fill owq_fill
 // @expect proven owq_drain owq_drain
 
