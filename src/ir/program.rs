@@ -364,6 +364,14 @@ pub struct Program {
     /// CONFIG_STRICT_KERNEL_RWX: a store there faults). Facts for the
     /// precise phase only.
     pub read_only: std::collections::BTreeSet<FuncId>,
+    /// The address functions of the C functions (`fn_NAME()`, the value
+    /// of a function designator `f` or `&f`), in the order the lowering
+    /// made them. The linker gives every function its own non-null
+    /// address: the precise phase fixes each apart
+    /// (`crate::precise::separation::functions`), so that comparing a
+    /// function pointer with a function's address means what it says.
+    /// Facts for the precise phase only.
+    pub function_addresses: std::collections::BTreeSet<FuncId>,
     /// The variables the lowering dereferences as pointers to a record
     /// (`tp->field` with `tp` a `struct T *`), with that record's name and
     /// size; `None` where one variable is dereferenced as two different

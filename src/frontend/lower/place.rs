@@ -593,7 +593,16 @@ impl<'t> FnLower<'_, '_, '_, 't> {
 
     /// The address of a function: an uninterpreted constant per function.
     pub fn function_address(&mut self, f: Cursor<'_>) -> Expr {
-        let g = self.function(&format!("fn_{}", super::context::sanitise(&f.spelling())), 0);
+        self.function_address_named(&super::context::sanitise(&f.spelling()))
+    }
+
+    /// The address of the function whose procedure is named `name` (a
+    /// procedure is named by its function's sanitised spelling), recorded
+    /// among the program's function addresses for the precise phase's
+    /// separation.
+    pub fn function_address_named(&mut self, name: &str) -> Expr {
+        let g = self.function(&format!("fn_{name}"), 0);
+        self.b.program().function_addresses.insert(g);
         Expr::apply(g, vec![])
     }
 
