@@ -330,7 +330,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         // The pointer itself is read (it may race).
         let pointer = self.value(function_pointer_operand(callee));
         if targets.is_empty() {
-            return self.unresolved_call(c, field, &args);
+            return self.unresolved_call(c, field, &args, "");
         }
         if self.s.constant_pointers.targets(callee).is_none() || field.is_some() {
             self.s.stats.indirect_calls_resolved += 1;
@@ -366,7 +366,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.b.switch_to(block);
             let none = addresses.into_iter().map(|a| Expr::ne(Expr::var(held), a)).collect();
             self.b.assume(Expr::and_all(none), span);
-            let v = self.unresolved_call(c, field, &args);
+            let v = self.unresolved_call(c, field, &args, " (a function stored there without a body)");
             self.b.assign(result, v, None);
             self.b.goto([join]);
         }
@@ -377,11 +377,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// A call through a pointer to a function the lowering has no body
     /// for: its arguments are evaluated and kept, it may make any callback
     /// live, and its result is arbitrary.
-    fn unresolved_call(&mut self, c: Cursor<'t>, field: Option<Cursor<'t>>, args: &[Cursor<'t>]) -> Expr {
+    fn unresolved_call(&mut self, c: Cursor<'t>, field: Option<Cursor<'t>>, args: &[Cursor<'t>], why: &str) -> Expr {
         let values = self.evaluate_all(args);
         self.keep(values);
         let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
-        self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
+        self.approx(ApproxKind::FunctionPointer, format!("call through {what}{why}"), Some(c));
         let span = Some(self.span(c));
         let targets = self.s.assumed_targets.clone();
         self.b.push(Command::MakeLive { function: what, targets, assumed: true, span });
