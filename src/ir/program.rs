@@ -339,6 +339,11 @@ pub struct Program {
     /// The scalar integer globals whose definition gives a nonzero constant
     /// initialiser, with its value; like [`Program::zero_globals`].
     pub global_values: std::collections::BTreeMap<FuncId, i128>,
+    /// The function-pointer globals whose definition initialises them with
+    /// one function's address (`int (*hook)(void) = setup;`), with that
+    /// function's address function ([`Program::function_addresses`]); like
+    /// [`Program::zero_globals`].
+    pub global_functions: std::collections::BTreeMap<FuncId, FuncId>,
     /// The havocked variables that receive an address inside the object
     /// another address points into (an access at an unknown offset: a
     /// model's ranged effect, an array's elements), with that base
