@@ -151,9 +151,32 @@ pub fn functions(t: &mut TermBank, program: &Program) -> Vec<TermId> {
 }
 
 /// The address of each function ([`Program::function_addresses`]): from
-/// [`FUNCTIONS`], 64 bytes apart, in the order of their address functions.
+/// [`FUNCTIONS`], 64 bytes apart, in the order of their address functions;
+/// only the functions whose address a command evaluates or a global starts
+/// with (the others change no execution, and facts about them would only
+/// change the solver's models).
 pub fn function_layout(program: &Program) -> Vec<(crate::ir::FuncId, i128)> {
-    program.function_addresses.iter().enumerate().map(|(i, &f)| (f, FUNCTIONS + 64 * i as i128)).collect()
+    let mut used: std::collections::BTreeSet<crate::ir::FuncId> = program.global_functions.values().copied().collect();
+    for (_, p) in program.procedures.iter() {
+        for (_, b) in p.blocks.iter() {
+            for e in b.commands.iter().flat_map(|c| c.expressions()) {
+                e.walk(&mut |sub| {
+                    if let Expr::Apply(f, args) = sub {
+                        if args.is_empty() && program.function_addresses.contains(f) {
+                            used.insert(*f);
+                        }
+                    }
+                });
+            }
+        }
+    }
+    program
+        .function_addresses
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| used.contains(f))
+        .map(|(i, &f)| (f, FUNCTIONS + 64 * i as i128))
+        .collect()
 }
 
 /// The addresses of the globals, as [`globals`] lays them out: each
