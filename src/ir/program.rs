@@ -339,6 +339,11 @@ pub struct Program {
     /// The scalar integer globals whose definition gives a nonzero constant
     /// initialiser, with its value; like [`Program::zero_globals`].
     pub global_values: std::collections::BTreeMap<FuncId, i128>,
+    /// The function-pointer globals whose definition initialises them with
+    /// one function's address (`int (*hook)(void) = setup;`), with that
+    /// function's address function ([`Program::function_addresses`]); like
+    /// [`Program::zero_globals`].
+    pub global_functions: std::collections::BTreeMap<FuncId, FuncId>,
     /// The havocked variables that receive an address inside the object
     /// another address points into (an access at an unknown offset: a
     /// model's ranged effect, an array's elements), with that base
@@ -364,6 +369,14 @@ pub struct Program {
     /// CONFIG_STRICT_KERNEL_RWX: a store there faults). Facts for the
     /// precise phase only.
     pub read_only: std::collections::BTreeSet<FuncId>,
+    /// The address functions of the C functions (`fn_NAME()`, the value
+    /// of a function designator `f` or `&f`), in the order the lowering
+    /// made them. The linker gives every function its own non-null
+    /// address: the precise phase fixes each apart
+    /// (`crate::precise::separation::functions`), so that comparing a
+    /// function pointer with a function's address means what it says.
+    /// Facts for the precise phase only.
+    pub function_addresses: std::collections::BTreeSet<FuncId>,
     /// The variables the lowering dereferences as pointers to a record
     /// (`tp->field` with `tp` a `struct T *`), with that record's name and
     /// size; `None` where one variable is dereferenced as two different

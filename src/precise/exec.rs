@@ -352,10 +352,12 @@ impl<'a> Exec<'a> {
         self.trace.choices.entry(self.site).or_default().push(choice);
     }
 
-    /// Fixes the globals' addresses apart ([`super::separation`]); once per
-    /// pair, before the threads run.
+    /// Fixes the globals' and the functions' addresses apart
+    /// ([`super::separation`]); once per pair, before the threads run.
     pub fn separate_globals(&mut self) {
         let facts = super::separation::globals(&mut self.t, self.program);
+        self.constraints.extend(facts);
+        let facts = super::separation::functions(&mut self.t, self.program);
         self.constraints.extend(facts);
     }
 

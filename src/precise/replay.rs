@@ -27,8 +27,11 @@
 //! The run is rejected, with the reason, when it leaves what the kernel
 //! can do:
 //!
-//! - an `assume` (a branch condition, a model's fact) is false, or the
-//!   path reaches an `unreachable` block;
+//! - an `assume` (a branch condition, a model's fact, the function a
+//!   call through a pointer takes) is false, or the path reaches an
+//!   `unreachable` block; the functions' addresses are the separation's
+//!   (distinct, non-null: [`super::separation::function_layout`]), so a
+//!   call takes only the function its pointer holds;
 //! - a thread takes a lock another holds, or starts before init made the
 //!   callbacks live;
 //! - a new object (an allocator's result, a local's frame) overlaps an
@@ -398,6 +401,14 @@ pub fn replay_blamed(
     claim: Claim,
     closure: &super::liveness::LiveClosure,
 ) -> (Outcome, Option<Blame>) {
+    // Every function lies at its own address (super::separation): a
+    // call through a pointer takes only the function the pointer holds.
+    for (f, at) in super::separation::function_layout(program) {
+        let t = crate::verify::solving::translate_with(oracle.terms, program, &mut |_| unreachable!(), &crate::ir::Expr::Apply(f, Vec::new()));
+        if oracle.int(t).is_some_and(|v| v != at) {
+            return (Outcome::Rejected(format!("the model places function {} at another address", program.functions[f].name)), None);
+        }
+    }
     let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
     let start = claim.program_start.then(|| super::start::StartValues::of(program));
     let address_havocs = if claim.program_start { super::start::address_havocs(program) } else { Default::default() };

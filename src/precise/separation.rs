@@ -39,6 +39,13 @@
 //!   creates (nor into one of init's locals, whose calls have returned:
 //!   the replay rejects such a witness).
 //!
+//! - the functions' addresses (`fn_NAME()`, the value of a function
+//!   designator) are laid out one after the other from `FUNCTIONS`, 64
+//!   bytes apart, below the globals: distinct, and never NULL, so that a
+//!   call through a function pointer takes the branch of the function the
+//!   pointer holds and no other (src/frontend/lower/calls.rs assumes the
+//!   pointer equals the target's address in each branch).
+//!
 //! `HEAP` is 2^64, above every value of a C pointer, so no integer a
 //! driver computes from its arguments reaches it except through an
 //! object's address.
@@ -74,6 +81,9 @@ pub const STRIDE: i128 = 1 << 40;
 pub const LOCALS: i128 = HEAP + (1 << 60);
 /// Where the globals are laid out.
 pub const GLOBALS: i128 = 1 << 56;
+/// Where the functions' addresses are laid out: below the globals, above
+/// the first page.
+pub const FUNCTIONS: i128 = 1 << 52;
 /// The end of the first page: an access below it is a NULL dereference.
 pub const NULL_PAGE: i128 = 4096;
 
@@ -126,6 +136,47 @@ pub fn globals(t: &mut TermBank, program: &Program) -> Vec<TermId> {
         at += align(i128::from(size));
     }
     facts
+}
+
+/// The facts fixing every function's address apart
+/// ([`function_layout`]).
+pub fn functions(t: &mut TermBank, program: &Program) -> Vec<TermId> {
+    let mut facts = Vec::new();
+    for (f, at) in function_layout(program) {
+        let address = crate::verify::solving::translate_with(t, program, &mut |_| unreachable!(), &Expr::Apply(f, Vec::new()));
+        let value = t.int(at);
+        facts.push(t.eq(address, value));
+    }
+    facts
+}
+
+/// The address of each function ([`Program::function_addresses`]): from
+/// [`FUNCTIONS`], 64 bytes apart, in the order of their address functions;
+/// only the functions whose address a command evaluates or a global starts
+/// with (the others change no execution, and facts about them would only
+/// change the solver's models).
+pub fn function_layout(program: &Program) -> Vec<(crate::ir::FuncId, i128)> {
+    let mut used: std::collections::BTreeSet<crate::ir::FuncId> = program.global_functions.values().copied().collect();
+    for (_, p) in program.procedures.iter() {
+        for (_, b) in p.blocks.iter() {
+            for e in b.commands.iter().flat_map(|c| c.expressions()) {
+                e.walk(&mut |sub| {
+                    if let Expr::Apply(f, args) = sub {
+                        if args.is_empty() && program.function_addresses.contains(f) {
+                            used.insert(*f);
+                        }
+                    }
+                });
+            }
+        }
+    }
+    program
+        .function_addresses
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| used.contains(f))
+        .map(|(i, &f)| (f, FUNCTIONS + 64 * i as i128))
+        .collect()
 }
 
 /// The addresses of the globals, as [`globals`] lays them out: each

@@ -9,7 +9,9 @@
 //! lowering recorded in [`crate::ir::Program::zero_globals`] reads 0 at
 //! every address of its range; one in
 //! [`crate::ir::Program::global_values`] reads its constant at its base
-//! address. Every other address keeps the arbitrary initial memory
+//! address, and one in [`crate::ir::Program::global_functions`] the
+//! address the separation gives its function
+//! ([`super::separation::function_layout`]). Every other address keeps the arbitrary initial memory
 //! (`m0`): heap objects, locals, globals whose initial value the lowering
 //! did not record.
 //!
@@ -56,6 +58,7 @@ impl StartValues {
     /// The globals of `program`, laid out as the separation lays them out.
     pub fn of(program: &Program) -> StartValues {
         let layout = super::separation::global_layout(program);
+        let functions: std::collections::HashMap<_, _> = super::separation::function_layout(program).into_iter().collect();
         let globals = program
             .global_sizes
             .keys()
@@ -64,7 +67,8 @@ impl StartValues {
                 let start = if program.zero_globals.contains(f) {
                     Some(Start::Zero)
                 } else {
-                    program.global_values.get(f).map(|v| Start::Scalar(*v))
+                    let function = program.global_functions.get(f).and_then(|g| functions.get(g));
+                    program.global_values.get(f).or(function).map(|v| Start::Scalar(*v))
                 };
                 (base, size, start)
             })

@@ -299,16 +299,17 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let args = c.arguments();
         let target = super::expr::strip_parens(callee);
         let field = strip_to_member(target).and_then(|m| m.referenced()).filter(|f| f.kind() == CursorKind::FieldDecl);
-        let targets: Vec<ProcId> = field
+        let stored: Vec<String> = field
             .and_then(|f| {
                 let record = f.semantic_parent().map(layout::record_name)?;
                 let key = (record.strip_prefix("struct ").unwrap_or(&record).to_string(), f.spelling());
                 Some(self.s.field_targets.get(&key).cloned().unwrap_or_default())
             })
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|usr| self.s.procedures.get(usr).copied())
-            .collect();
+            .unwrap_or_default();
+        let targets: Vec<ProcId> = stored.iter().filter_map(|usr| self.s.procedures.get(usr).copied()).collect();
+        // A function stored in the field without a body here (a kernel
+        // helper such as `noop_llseek`) may be the one called.
+        let bodiless = targets.len() < stored.len();
         // A constant function-pointer global of a whole program.
         let constant: Vec<ProcId> = match self.s.constant_pointers.targets(callee) {
             Some(usrs) if field.is_none() => {
@@ -317,42 +318,74 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             }
             _ => Vec::new(),
         };
-        let targets = if targets.is_empty() && !constant.is_empty() {
+        let (targets, bodiless) = if targets.is_empty() && !constant.is_empty() {
             for p in &constant {
                 let name = self.b.program().procedures[*p].name.clone();
                 self.s.stats.constant_pointer_targets.insert(name);
             }
-            constant
+            (constant, false)
         } else {
-            targets
+            (targets, bodiless)
         };
         // The pointer itself is read (it may race).
-        self.value(callee);
+        let pointer = self.value(function_pointer_operand(callee));
         if targets.is_empty() {
-            let values = self.evaluate_all(&args);
-            self.keep(values);
-            let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
-            self.approx(ApproxKind::FunctionPointer, format!("call through {what}"), Some(c));
-            let span = Some(self.span(c));
-            let targets = self.s.assumed_targets.clone();
-            self.b.push(Command::MakeLive { function: what, targets, assumed: true, span });
-            return Expr::var(self.havoc());
+            return self.unresolved_call(c, field, &args, "");
         }
         if self.s.constant_pointers.targets(callee).is_none() || field.is_some() {
             self.s.stats.indirect_calls_resolved += 1;
         }
+        // Each branch calls the function the pointer holds: the branch of
+        // a target assumes the pointer equals that function's address, so
+        // that no path calls a function the pointer does not hold then.
+        let held = self.tmp();
+        self.b.assign(held, pointer, None);
+        let addresses: Vec<Expr> = targets
+            .iter()
+            .map(|p| {
+                let name = self.b.program().procedures[*p].name.clone();
+                self.function_address_named(&name)
+            })
+            .collect();
         let result = self.tmp();
         let join = self.b.new_block();
         let blocks: Vec<_> = targets.iter().map(|_| self.b.new_block()).collect();
-        self.b.goto(blocks.clone());
-        for (block, procedure) in blocks.into_iter().zip(targets) {
+        let other = bodiless.then(|| self.b.new_block());
+        self.b.goto(blocks.iter().copied().chain(other));
+        let span = Some(self.span(c));
+        for ((block, procedure), address) in blocks.into_iter().zip(targets).zip(&addresses) {
             self.b.switch_to(block);
+            self.b.assume(Expr::eq(Expr::var(held), address.clone()), span.clone());
             let v = self.procedure_call(c, procedure, &args);
+            self.b.assign(result, v, None);
+            self.b.goto([join]);
+        }
+        // The pointer holds none of the functions with a body: one of the
+        // bodiless ones, an unknown external call.
+        if let Some(block) = other {
+            self.b.switch_to(block);
+            let none = addresses.into_iter().map(|a| Expr::ne(Expr::var(held), a)).collect();
+            self.b.assume(Expr::and_all(none), span);
+            let v = self.unresolved_call(c, field, &args, " (a function stored there without a body)");
             self.b.assign(result, v, None);
             self.b.goto([join]);
         }
         self.b.switch_to(join);
         Expr::var(result)
+    }
+
+    /// A call through a pointer to a function the lowering has no body
+    /// for: its arguments are evaluated and kept, it may make any callback
+    /// live, and its result is arbitrary.
+    fn unresolved_call(&mut self, c: Cursor<'t>, field: Option<Cursor<'t>>, args: &[Cursor<'t>], why: &str) -> Expr {
+        let values = self.evaluate_all(args);
+        self.keep(values);
+        let what = field.map(|f| f.spelling()).unwrap_or_else(|| "a function pointer".into());
+        self.approx(ApproxKind::FunctionPointer, format!("call through {what}{why}"), Some(c));
+        let span = Some(self.span(c));
+        let targets = self.s.assumed_targets.clone();
+        self.b.push(Command::MakeLive { function: what, targets, assumed: true, span });
+        Expr::var(self.havoc())
     }
 
     /// A function with lock-typed parameters, specialised for the locks
@@ -996,6 +1029,31 @@ fn see_through_same_type(mut c: Cursor<'_>) -> Cursor<'_> {
         }
     }
     c
+}
+
+/// The function-pointer expression a callee calls through: the callee
+/// itself, or for `(*fp)()` (`(**fp)()`) the pointer `fp` the
+/// dereferences apply to (dereferencing a function pointer gives the
+/// function, which decays back to the same pointer).
+fn function_pointer_operand(callee: Cursor<'_>) -> Cursor<'_> {
+    let mut c = callee;
+    let mut pointer = callee;
+    loop {
+        match c.kind() {
+            CursorKind::ParenExpr | CursorKind::UnexposedExpr => match c.children().last() {
+                Some(&inner) => c = inner,
+                None => return pointer,
+            },
+            CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::Deref => match c.children().first() {
+                Some(&inner) => {
+                    c = inner;
+                    pointer = inner;
+                }
+                None => return pointer,
+            },
+            _ => return pointer,
+        }
+    }
 }
 
 /// An argument through implicit and explicit casts to `void *` and casts

@@ -331,7 +331,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
 
     /// Records what a global holds at program start, when its definition
     /// in this file says so exactly: zero without an initialiser (C11
-    /// 6.7.9p10), the constant of a scalar integer initialiser. Anything
+    /// 6.7.9p10), the constant of a scalar integer initialiser, the address
+    /// of the one function a function pointer's initialiser names. Anything
     /// else (no definition here, an aggregate or pointer initialiser) is
     /// left unrecorded: unknown.
     fn record_initial_value(&mut self, decl: Cursor<'t>, address: &Expr) {
@@ -349,6 +350,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             },
             Some(_) => None,
         };
+        if let Some(function) = def.var_initializer().filter(|_| def.ty().is_function_pointer()).and_then(designated_function) {
+            if let Expr::Apply(g, _) = self.function_address(function) {
+                self.b.program().global_functions.insert(*f, g);
+            }
+        }
         let program = self.b.program();
         match value {
             Some(0) => {
@@ -593,7 +599,16 @@ impl<'t> FnLower<'_, '_, '_, 't> {
 
     /// The address of a function: an uninterpreted constant per function.
     pub fn function_address(&mut self, f: Cursor<'_>) -> Expr {
-        let g = self.function(&format!("fn_{}", super::context::sanitise(&f.spelling())), 0);
+        self.function_address_named(&super::context::sanitise(&f.spelling()))
+    }
+
+    /// The address of the function whose procedure is named `name` (a
+    /// procedure is named by its function's sanitised spelling), recorded
+    /// among the program's function addresses for the precise phase's
+    /// separation.
+    pub fn function_address_named(&mut self, name: &str) -> Expr {
+        let g = self.function(&format!("fn_{name}"), 0);
+        self.b.program().function_addresses.insert(g);
         Expr::apply(g, vec![])
     }
 
@@ -727,3 +742,14 @@ fn is_integer(kind: crate::frontend::clang::TypeKind) -> bool {
 /// together (one address function stands for them all): more than any
 /// driver's literals.
 const STRING_LITERALS_SIZE: u64 = 1 << 32;
+
+/// The function an initialiser names (`f`, `&f`, `(T) f`), or `None` for
+/// any other expression.
+fn designated_function(c: Cursor<'_>) -> Option<Cursor<'_>> {
+    match c.kind() {
+        CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr => designated_function(*c.children().last()?),
+        CursorKind::UnaryOperator if c.unary_operator() == UnaryOperator::AddrOf => designated_function(*c.children().last()?),
+        CursorKind::DeclRefExpr => c.referenced().filter(|f| f.kind() == CursorKind::FunctionDecl),
+        _ => None,
+    }
+}
