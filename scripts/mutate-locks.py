@@ -49,13 +49,19 @@ helpers it calls, such as list_add_tail's __list_add). A mutant is
 section, that the baseline does not report (same pair, region, access
 line and function), or a new access in the section's function or a
 function it calls (racewatch names one access per entry point and region,
-not necessarily the unprotected one). Otherwise it is *already-reported* when the baseline itself reports
+not necessarily the unprotected one), or a race of a pair and region the
+baseline does not report at all (the section's lock was the only
+difference, and racewatch named another access of the entry point, such as
+one in a function of another file the section calls). Otherwise it is *already-reported* when the baseline itself reports
 a race with an access in the section (the lock was not credited, so its
 removal cannot add a report: not a test of the analysis), else *missed*. A
 missed mutant is looked up in the reviewed judgement file
 drivers/linux-6.12/mutation-judgements.tsv (tab-separated: file, acquire
 line, function, lock expression, judgement, reason; judgement
-`protected-nothing` with the reason read from the source, or `missed`, a
+`protected-nothing` with the reason read from the source,
+`already-reported` when the section's accesses belong to an entry point
+whose race on the same region and partners the baseline already reports
+through another of its accesses (named in the reason), or `missed`, a
 real soundness gap, with its cause in brackets first).
 
 Exit status: 1 when a missed mutant has no judgement, when a run fails or
@@ -94,7 +100,7 @@ from benchlib import cache_dir, git_revision, machine, run_child, write_atomical
 
 LIST = REPO / "drivers/linux-6.12/mutation-drivers.txt"
 JUDGEMENTS = REPO / "drivers/linux-6.12/mutation-judgements.tsv"
-JUDGED = ["protected-nothing", "missed"]
+JUDGED = ["protected-nothing", "already-reported", "missed"]
 NOOP = "((void)0)"
 
 
@@ -587,9 +593,16 @@ def decide(m, after, before, frel):
                  if m.covers(a[2], a[3] or 0) or str(a[2]).endswith(".h") or a[4] in names)
     old = [a for a in before if m.covers(a[2], a[3] or 0)]
     m.new_accesses = [list(a[:1][0]) + list(a[1:]) for a in sorted(after - before)][:50]
+    # A race of a pair and region the baseline does not report: only the
+    # removed pair changed, so the lock kept it out.
+    fresh_races = {(a[0], a[1]) for a in after} - {(a[0], a[1]) for a in before}
+    fresh = sorted(a for a in after - before if (a[0], a[1]) in fresh_races)
     if new:
         m.outcome = "reported"
         m.detail = "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) {where(a, frel)}" for a in new}))
+    elif fresh:
+        m.outcome = "reported"
+        m.detail = "new race: " + "; ".join(sorted({f"{a[1]} ({' × '.join(a[0])}) {where(a, frel)}" for a in fresh}))
     elif old:
         m.outcome = "already-reported"
         m.detail = "; ".join(sorted({f"{a[1]} {where(a, frel)}" for a in old}))
@@ -770,8 +783,9 @@ def report(args, data):
         f"(other processes share the machine). Total {data['seconds']:.0f} s.",
         "Each mutant removes one lock/unlock pair (the lock functions of kernel-models/locks/*.xml) and is",
         f"checked with `racewatch check --format json --no-cache -j {data['jobs']} -I <driver dir>` in a scratch tree.",
-        "*reported*: a new race access on a line of the removed section; *already reported*: the",
-        "unmutated driver already reports a race on the section (not a test); *protected nothing*,",
+        "*reported*: a new race access on a line of the removed section, or a new race (pair and region);",
+        "*already reported*: the unmutated driver already reports a race on the section, or (judged) on its",
+        "entry point, region and partners through another access (not a test); *protected nothing*,",
         "*missed*: no new report, judged in drivers/linux-6.12/mutation-judgements.tsv (a *missed*",
         "mutant is a soundness gap); *unjudged*: no new report and no judgement; *skipped*: lock",
         "operations that pair with nothing in their function. The method is in the script's doc comment.",
