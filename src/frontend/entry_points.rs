@@ -721,13 +721,13 @@ pub(crate) fn object_key(c: Cursor<'_>) -> Option<String> {
 }
 
 /// Whether an argument takes an address (`&x->f`).
-fn is_address_of(c: Cursor<'_>) -> bool {
+pub(crate) fn is_address_of(c: Cursor<'_>) -> bool {
     let c = strip(c);
     c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf
 }
 
 /// Skips parentheses, casts and implicit conversions.
-fn strip(mut c: Cursor<'_>) -> Cursor<'_> {
+pub(crate) fn strip(mut c: Cursor<'_>) -> Cursor<'_> {
     while matches!(c.kind(), CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr) {
         match c.children().last() {
             Some(inner) => c = *inner,

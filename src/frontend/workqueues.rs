@@ -47,8 +47,8 @@
 //! `memcpy` over the structure) are assumed to store another ordered
 //! queue's pointer or NULL.
 
-use super::clang::{BinaryOperator, Cursor, CursorKind, EvalValue, TranslationUnit, TypeKind, UnaryOperator};
-use super::entry_points::object_key;
+use super::clang::{BinaryOperator, Cursor, CursorKind, EvalValue, TranslationUnit, Type, TypeKind, UnaryOperator};
+use super::entry_points::{is_address_of, object_key, strip};
 use crate::models::KernelModels;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -139,7 +139,7 @@ impl Scan<'_> {
                 // walk cannot name (`schedule_work(work)` in a work function
                 // requeueing itself) may queue it anywhere; a named one is
                 // an escape below (`&dev->work`).
-                if c.arguments().into_iter().any(|a| is_work_pointer(a) && !is_address(a)) {
+                if c.arguments().into_iter().any(|a| is_work_pointer(a) && !is_address_of(a)) {
                     self.lost = true;
                 }
             }
@@ -215,9 +215,8 @@ impl Scan<'_> {
     /// Visits `c`, but when it is the address of a work item, only what it
     /// takes the address of.
     fn visit_address_operand(&mut self, c: Cursor<'_>) {
-        let s = strip(c);
-        if s.kind() == CursorKind::UnaryOperator && s.unary_operator() == UnaryOperator::AddrOf {
-            if let Some(operand) = s.children().last().copied() {
+        if is_address_of(c) {
+            if let Some(operand) = strip(c).children().last().copied() {
                 if is_work(operand) {
                     return self.visit(operand);
                 }
@@ -274,13 +273,12 @@ fn work_key(arg: Cursor<'_>) -> Option<String> {
     if let Some(k) = object_key(arg) {
         return Some(k);
     }
-    let mut c = strip(arg);
-    if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf {
-        c = strip(*c.children().last()?);
-    } else {
+    if !is_address_of(arg) {
         return None;
     }
-    variable_key(c, "local:")
+    let c = strip(*strip(arg).children().last()?);
+    let v = c.referenced().filter(|v| c.kind() == CursorKind::DeclRefExpr && v.kind() == CursorKind::VarDecl)?;
+    Some(if at_file_scope(v) { v.spelling() } else { format!("local:{}", v.spelling()) })
 }
 
 /// The queue an expression names: a `static` file-scope variable or a
@@ -290,33 +288,25 @@ fn queue_key(c: Cursor<'_>) -> Option<String> {
         return Some(k);
     }
     let v = strip(c).referenced().filter(|v| v.kind() == CursorKind::VarDecl)?;
-    let file_scope = v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit);
-    (file_scope && v.is_static_storage()).then(|| v.spelling())
+    (at_file_scope(v) && v.is_static_storage()).then(|| v.spelling())
 }
 
-/// A variable reference's name, or `local_prefix` + name for a local.
-fn variable_key(c: Cursor<'_>, local_prefix: &str) -> Option<String> {
-    if c.kind() != CursorKind::DeclRefExpr {
-        return None;
-    }
-    let v = c.referenced().filter(|v| v.kind() == CursorKind::VarDecl)?;
-    let file_scope = v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit);
-    Some(if file_scope { v.spelling() } else { format!("{local_prefix}{}", v.spelling()) })
+/// Whether a variable declaration is at file scope.
+fn at_file_scope(v: Cursor<'_>) -> bool {
+    v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit)
+}
+
+fn is_work_type(t: Type<'_>) -> bool {
+    WORK_TYPES.contains(&t.canonical().unqualified().spelling().as_str())
 }
 
 fn is_work(c: Cursor<'_>) -> bool {
-    let spelling = c.ty().canonical().unqualified().spelling();
-    WORK_TYPES.contains(&spelling.as_str())
+    is_work_type(c.ty())
 }
 
 fn is_work_pointer(c: Cursor<'_>) -> bool {
     let t = c.ty().canonical();
-    t.kind() == TypeKind::Pointer && t.pointee().is_some_and(|p| WORK_TYPES.contains(&p.unqualified().spelling().as_str()))
-}
-
-fn is_address(c: Cursor<'_>) -> bool {
-    let c = strip(c);
-    c.kind() == CursorKind::UnaryOperator && c.unary_operator() == UnaryOperator::AddrOf
+    t.kind() == TypeKind::Pointer && t.pointee().is_some_and(is_work_type)
 }
 
 /// A reference to a variable local to a function.
@@ -324,7 +314,7 @@ fn is_local(c: Cursor<'_>) -> bool {
     let c = strip(c);
     c.kind() == CursorKind::DeclRefExpr
         && c.referenced().is_some_and(|v| {
-            v.kind() == CursorKind::VarDecl && !v.semantic_parent().is_some_and(|p| p.kind() == CursorKind::TranslationUnit) && !v.is_static_storage()
+            v.kind() == CursorKind::VarDecl && !at_file_scope(v) && !v.is_static_storage()
         })
 }
 
@@ -335,15 +325,4 @@ fn is_queue_pointer(c: Cursor<'_>) -> bool {
 
 fn is_null(c: Cursor<'_>) -> bool {
     matches!(strip(c).evaluate(), Some(EvalValue::Int(0) | EvalValue::UnsignedInt(0)))
-}
-
-/// Skips parentheses, casts and implicit conversions.
-fn strip(mut c: Cursor<'_>) -> Cursor<'_> {
-    while matches!(c.kind(), CursorKind::ParenExpr | CursorKind::UnexposedExpr | CursorKind::CStyleCastExpr) {
-        match c.children().last() {
-            Some(inner) => c = *inner,
-            None => break,
-        }
-    }
-    c
 }

@@ -207,7 +207,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         let mut values = values;
         // Variadic arguments beyond the parameters are evaluated, not
         // passed: what the callee does with them is unknown.
-        self.keep(values.iter().skip(params).cloned().collect::<Vec<_>>());
+        self.keep(values.iter().skip(params).cloned());
         values.truncate(params);
         while values.len() < params {
             let t = self.havoc();
@@ -236,7 +236,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     fn unknown_call(&mut self, c: Cursor<'t>, name: &str, args: &[Cursor<'t>]) -> Expr {
         // It may keep any argument.
         let values = self.evaluate_all(args);
-        self.keep(values.iter().cloned().collect::<Vec<_>>());
+        self.keep(values.iter().cloned());
         self.s.stats.external_functions.insert(name.to_string());
         self.approx(ApproxKind::ExternalCall, name.to_string(), Some(c));
         self.assumed_writes(c, name, args, &values);
