@@ -344,6 +344,12 @@ pub struct Program {
     /// function's address function ([`Program::function_addresses`]); like
     /// [`Program::zero_globals`].
     pub global_functions: std::collections::BTreeMap<FuncId, FuncId>,
+    /// The globals whose address a file-scope initialiser takes (a module
+    /// parameter's `struct kernel_param`, a sysctl table): kernel code may
+    /// write them through that pointer before module init runs, so in a
+    /// kernel module their load-time value is not their C initial value
+    /// ([`crate::precise`]'s module-start check leaves them out).
+    pub initializer_addressed: std::collections::BTreeSet<FuncId>,
     /// The havocked variables that receive an address inside the object
     /// another address points into (an access at an unknown offset: a
     /// model's ranged effect, an array's elements), with that base

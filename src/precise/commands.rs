@@ -239,8 +239,15 @@ impl Exec<'_> {
                     self.write(who, Cell::Live, a2, v2, st, reach);
                     self.write(who, Cell::Live, a1, one, st, reach);
                 } else {
-                    for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())] {
-                        if self.live_closure.makes_live(targets.as_deref(), *assumed, &name) {
+                    let history = self.history_name.clone().map(|h| (Who::Init, h));
+                    for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())].into_iter().chain(history) {
+                        // A search with a history makes live only what the
+                        // command names (super::history).
+                        let made = match self.history_name {
+                            Some(_) => super::liveness::LiveClosure::names(self.program, targets.as_deref(), *assumed, &name),
+                            None => self.live_closure.makes_live(targets.as_deref(), *assumed, &name),
+                        };
+                        if made {
                             let address = self.t.int(super::exec::live_address(thread));
                             self.write(who, Cell::Live, address, one, st, reach);
                         }

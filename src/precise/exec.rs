@@ -254,6 +254,16 @@ pub struct Exec<'a> {
     /// Whether a thread of the pair runs a begin prefix: then writes
     /// outside it are stamped ([`super::commands`]).
     pub prefixed: bool,
+    /// The next prologue stage of the init thread: init and the history
+    /// callback after it both run as [`Who::Init`], one after the other,
+    /// so their stages follow each other.
+    init_stage: u32,
+    /// The history callback's entry point, run to completion after init
+    /// and before the pair ([`super::history`]): a registration that makes
+    /// it live writes the init thread's liveness cell.
+    pub(super) history_name: Option<String>,
+    /// The index of the history callback's first step in `steps`.
+    pub history_from: Option<usize>,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -330,6 +340,9 @@ impl<'a> Exec<'a> {
             address_havocs: None,
             in_prefix: false,
             prefixed: false,
+            init_stage: 0,
+            history_name: None,
+            history_from: None,
         }
     }
 
@@ -458,7 +471,8 @@ impl<'a> Exec<'a> {
         if self.init_entry == Some(entry) {
             self.init_who = Some(who);
         }
-        let mut stage = 0;
+        let first = if who == Who::Init { self.init_stage } else { 0 };
+        let mut stage = first;
         self.site = Site::Thread(who, stage);
         if who != Who::Init {
             self.switch(who, &mut st, reach, None, &name);
@@ -534,7 +548,7 @@ impl<'a> Exec<'a> {
         stage += 1;
         self.site = Site::Thread(who, stage);
         let body = stage;
-        self.trace.threads.push(ThreadStart { who, entry, args: args.clone(), held: held.to_vec(), require_live, body, prefix: before });
+        self.trace.threads.push(ThreadStart { who, entry, args: args.clone(), held: held.to_vec(), require_live, body, prefix: before, first });
         let (after, r, _) = self.procedure(who, entry, args, st, reach, 0);
         st = after;
         reach = r;
@@ -544,6 +558,9 @@ impl<'a> Exec<'a> {
             stage += 1;
             self.site = Site::Thread(who, stage);
             self.release(who, l, LockMode::Exclusive, None, &mut st, reach, &name);
+        }
+        if who == Who::Init {
+            self.init_stage = stage + 1;
         }
     }
 

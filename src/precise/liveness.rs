@@ -83,6 +83,34 @@ impl LiveClosure {
         out
     }
 
+    /// Whether a `live` command starts the entry point `name` by itself,
+    /// without the closure: what the command does in the run, whatever ran
+    /// before it. A command naming its targets starts those. One making
+    /// "every callback" live (a device registration, `register_netdev`, or
+    /// one whose targets the lowering could not resolve) starts no timer,
+    /// work item, tasklet or NAPI poll: the kernel runs those only once
+    /// armed (kernel/time/timer.c `__mod_timer`, kernel/workqueue.c
+    /// `__queue_work`, kernel/softirq.c `__tasklet_schedule_common`,
+    /// net/core/dev.c `____napi_schedule`), and every arming function's
+    /// model names its targets (`makes="kinds:…"`, liveness.xml).
+    pub fn names(program: &Program, targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
+        use crate::models::EntryKind;
+        match targets {
+            _ if assumed => false,
+            Some(t) => t.iter().any(|x| x == name),
+            None => !program
+                .entry_points
+                .iter()
+                .any(|(_, e)| e.name == name && matches!(e.kind, EntryKind::Timer | EntryKind::Work | EntryKind::Tasklet | EntryKind::Napi)),
+        }
+    }
+
+    /// Whether entry point `entry`'s body contains a modelled registration
+    /// naming `name` (or every callback): running it may make `name` live.
+    pub fn arms(&self, entry: &str, name: &str) -> bool {
+        self.per_entry.get(entry).is_some_and(|s| s.as_ref().is_none_or(|s| s.contains(name)))
+    }
+
     /// Whether a `live` command makes the entry point `name` live.
     pub fn makes_live(&self, targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
         self.made_live(targets, assumed).is_none_or(|s| s.contains(name))

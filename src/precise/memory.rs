@@ -146,6 +146,8 @@ pub struct Memory {
     /// Every value of the initial memory of a shared region read so far
     /// (`m0(a)`): [`Memory::initial_values`].
     initial_reads: std::cell::RefCell<Vec<TermId>>,
+    /// The same reads with their map and address: [`Memory::module_start`].
+    initial_sites: std::cell::RefCell<Vec<(Cell, TermId, TermId)>>,
 }
 
 /// The consistency assumptions of a formula, and what they reach.
@@ -162,7 +164,7 @@ impl Memory {
     /// `live_at_start` is the liveness before init runs (true when there is
     /// no init).
     pub fn new(k: u32, private: BTreeSet<Cell>, live_at_start: bool) -> Memory {
-        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new(), start: None, initial_reads: Default::default() }
+        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new(), start: None, initial_reads: Default::default(), initial_sites: Default::default() }
     }
 
     /// Starts memory as the C program's: the recorded globals hold their
@@ -248,6 +250,24 @@ impl Memory {
         self.initial_reads.borrow()[since..].to_vec()
     }
 
+    /// That every initial value the formula reads of a recorded global,
+    /// outside the regions `skip`, is the global's value in `values` (a
+    /// kernel module's load-time memory, [`super::replay::ModuleStart`]).
+    pub fn module_start(&self, t: &mut TermBank, values: &super::start::StartValues, skip: &BTreeSet<RegionId>) -> TermId {
+        let sites = self.initial_sites.borrow().clone();
+        let mut all = Vec::new();
+        for (cell, address, base) in sites {
+            if matches!(cell, Cell::Region(r) if skip.contains(&r)) {
+                continue;
+            }
+            let started = values.term(t, address, base);
+            if started != base {
+                all.push(t.eq(base, started));
+            }
+        }
+        t.and(&all)
+    }
+
     /// The values of initial shared memory the formula reads (each
     /// `m0(a)` once per read chain that reaches it).
     pub fn initial_values(&self) -> Vec<TermId> {
@@ -269,6 +289,7 @@ impl Memory {
             Cell::Region(_) => {
                 let base = uf(t, &format!("m0.{}", cell.tag()), address);
                 self.initial_reads.borrow_mut().push(base);
+                self.initial_sites.borrow_mut().push((cell, address, base));
                 self.started(t, address, base)
             }
             Cell::Lock | Cell::Stamp(_) => t.int(0),

@@ -39,6 +39,7 @@
 
 pub mod commands;
 pub mod exec;
+pub mod history;
 pub mod liveness;
 pub mod memory;
 pub mod prefix;
@@ -223,7 +224,8 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     });
     let footprints = entries.iter().enumerate().map(|(i, e)| yields::Footprint::of(program, e.procedure, held.get(i).map_or(&[], |h| h.as_slice()))).collect();
     let closure = std::sync::Arc::new(liveness::LiveClosure::new(program));
-    let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options, closure };
+    let module_values = start::StartValues::of_module(program);
+    let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options, closure, module_values };
     let mut out: Vec<(usize, PrecisePair)> =
         jobs.par_iter().with_max_len(1).map(|&i| (i, crate::solver::isolated(|| setup.pair_within_budget(&pairs[i], &verdicts[i])))).collect();
     out.sort_by_key(|(i, _)| *i);
@@ -263,8 +265,9 @@ enum Attempt {
     /// A verdict.
     Verdict(PreciseVerdict),
     /// A witness the replay rejected, with why, and what the replay blamed
-    /// (none when it blamed no object).
-    Rejected(String, Option<Exclusion>),
+    /// (none when it blamed no object), or the initial value the
+    /// module-start check pins.
+    Rejected(String, Option<Exclusion>, Option<replay::Need>),
 }
 
 /// What a rejected witness's next search keeps apart: the blamed object
@@ -307,6 +310,8 @@ struct Setup<'a> {
     options: &'a Options,
     /// What each registration makes live.
     closure: std::sync::Arc<liveness::LiveClosure>,
+    /// A kernel module's load-time globals, for the module-start check.
+    module_values: start::StartValues,
 }
 
 fn bounds(o: &Options) -> Bounds {
@@ -366,9 +371,31 @@ impl Setup<'_> {
         // entry point that would run first does not (a driver with a
         // module init, a probe and an ACPI add: the first of them says
         // nothing about the probe in the pair).
+        // A kernel module's run starts from its load-time globals
+        // (replay's module-start check), except the regions that init-role
+        // entry points this run does not execute may write before it.
+        let module_start = (!self.options.program_start).then(|| {
+            let executed: Vec<ProcId> = if run_init { self.init.into_iter().collect() } else { Vec::new() };
+            let executed: Vec<ProcId> = executed.into_iter().chain([a, b].iter().filter(|e| e.kind.role() == crate::models::Role::Init).map(|e| e.procedure)).collect();
+            let written_before = self
+                .entries
+                .iter()
+                .zip(&self.footprints)
+                .filter(|(e, _)| e.kind.role() == crate::models::Role::Init && !executed.contains(&e.procedure))
+                .flat_map(|(_, f)| f.writes.iter().copied())
+                .collect();
+            replay::ModuleStart { values: self.module_values.clone(), written_before }
+        });
         let in_pair_registers = [a, b].iter().any(|e| e.kind.role() == crate::models::Role::Init && reaches_live(program, e.procedure));
         let waits = (self.registers && (run_init || in_pair)) || in_pair_registers;
-        let run = |first: &crate::ir::EntryPointInfo, i: usize, second: &crate::ir::EntryPointInfo, j: usize, regions: &[(String, Vec<RegionId>)]| {
+        // Init needs no registration; an exit entry point (module exit,
+        // remove) and an exported function may start once init has
+        // returned, which it has before the pair (or it is in the pair,
+        // whose rules keep them out of init).
+        let needs_live = |e: &crate::ir::EntryPointInfo| {
+            e.kind != crate::models::EntryKind::Exported && !matches!(e.kind.role(), crate::models::Role::Init | crate::models::Role::Exit)
+        };
+        let run = |first: &crate::ir::EntryPointInfo, i: usize, second: &crate::ir::EntryPointInfo, j: usize, regions: &[(String, Vec<RegionId>)], history: Option<usize>| {
             let mut exec = Exec::new(
                 program,
                 memory_for(program, self.options, !waits),
@@ -382,20 +409,22 @@ impl Setup<'_> {
             exec.init_entry = self.init;
             exec.separate_globals();
             exec.set_pair(&first.name, &second.name, self.closure.clone());
+            let history = history.filter(|_| run_init).map(|h| (h, self.entries[h]));
+            exec.history_name = history.map(|(_, e)| e.name.clone());
             if let (Some(init), true) = (self.init, run_init) {
                 exec.thread(Who::Init, init, &[], false);
+            }
+            if let Some((h, e)) = history {
+                // The history callback, alone and to its end, after init
+                // (super::history).
+                exec.history_from = Some(exec.steps.len());
+                let p = prefix::of(program, &self.entries, h).map(|p| (self.entries[p.entry].procedure, p.param, p.own));
+                exec.thread_after(Who::Init, e.procedure, &self.held[h], waits && needs_live(e), p);
             }
             if self.init.is_some() && !in_pair && !self.init_fits {
                 let name = self.init.map(|p| program.procedures[p].name.clone()).unwrap_or_default();
                 exec.hits.insert(Hit::InitSkipped(name));
             }
-            // Init needs no registration; an exit entry point (module exit,
-            // remove) and an exported function may start once init has
-            // returned, which it has before the pair (or it is in the pair,
-            // whose rules keep them out of init).
-            let needs_live = |e: &crate::ir::EntryPointInfo| {
-                e.kind != crate::models::EntryKind::Exported && !matches!(e.kind.role(), crate::models::Role::Init | crate::models::Role::Exit)
-            };
             let [p1, p2] = prefix::of_pair(program, &self.entries, i, j).map(|p| p.map(|p| (self.entries[p.entry].procedure, p.param, p.own)));
             exec.prefixed = p1.is_some() || p2.is_some();
             exec.thread_after(Who::T1, first.procedure, &self.held[i], waits && needs_live(first), p1);
@@ -406,19 +435,24 @@ impl Setup<'_> {
             let consistency = exec.mem.consistency(&mut exec.t, &roots);
             exec.constraints.extend(consistency.assumptions);
             exec.initial_memory_below_objects();
+            // Every initial value of a recorded global at its load-time
+            // value: assumed only once a witness needed another one.
+            let start_constraint = module_start.as_ref().map(|m| exec.mem.module_start(&mut exec.t, &m.values, &m.written_before));
             let hits: Vec<Hit> = exec.hits.iter().cloned().collect();
             let yields = exec.yields;
-            let verdicts = if exec.too_large {
+            let history_label = exec.history_from.zip(history.map(|(_, e)| e.name.clone()));
+            let (verdicts, needed) = if exec.too_large {
                 let why = format!("the bounded program exceeds {} commands; lower --unroll or --inline-depth", self.options.max_commands);
-                regions.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect()
+                (regions.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect(), BTreeMap::new())
             } else {
-                self.solve(exec, regions, [&first.name, &second.name], &consistency.live, !waits)
+                let start = module_start.as_ref().zip(start_constraint);
+                self.solve(exec, regions, [&first.name, &second.name], &consistency.live, !waits, start, history_label)
             };
-            (verdicts, hits, yields)
+            (verdicts, hits, yields, needed)
         };
         // The schedules start with the first thread; the other order is
         // searched too, for what the first did not confirm.
-        let (mut regions, mut hits, mut yields) = run(a, pair.first, b, pair.second, &unproven);
+        let (mut regions, mut hits, mut yields, mut needed) = run(a, pair.first, b, pair.second, &unproven, None);
         if pair.first != pair.second {
             let rest: Vec<(String, Vec<RegionId>)> = unproven
                 .iter()
@@ -433,12 +467,66 @@ impl Setup<'_> {
                     *v = PreciseVerdict::Unknown(spent());
                 }
             } else if !rest.is_empty() {
-                let (again, more, y) = run(b, pair.second, a, pair.first, &rest);
+                let (again, more, y, n) = run(b, pair.second, a, pair.first, &rest, None);
                 yields += y;
                 hits.extend(more);
+                for (name, r) in n {
+                    needed.entry(name).or_default().extend(&r);
+                }
                 for (name, v) in again {
                     if let Some(slot) = regions.iter_mut().find(|(n, _)| *n == name) {
                         slot.1 = merge(std::mem::replace(&mut slot.1, PreciseVerdict::NotFound), v);
+                    }
+                }
+            }
+        }
+        // A witness rejected for starting from memory loading the module
+        // does not leave: searched again after one earlier complete call.
+        if run_init && !in_pair && !self.options.program_start {
+            let retry: Vec<(String, Vec<RegionId>)> = unproven
+                .iter()
+                .filter(|(n, _)| needed.contains_key(n) && regions.iter().any(|(m, v)| m == n && matches!(v, PreciseVerdict::Unknown(_))))
+                .cloned()
+                .collect();
+            let mut all = history::Needs::default();
+            for (n, _) in &retry {
+                all.extend(&needed[n]);
+            }
+            let candidates = history::candidates(&self.entries, &self.footprints, &self.closure, &all);
+            let mut tried = Vec::new();
+            for h in candidates {
+                let left: Vec<(String, Vec<RegionId>)> = retry
+                    .iter()
+                    .filter(|(n, _)| regions.iter().any(|(m, v)| m == n && !matches!(v, PreciseVerdict::Confirmed(_))))
+                    .cloned()
+                    .collect();
+                if left.is_empty() || self.options.past_deadline() {
+                    break;
+                }
+                tried.push(self.entries[h].name.clone());
+                for (x, i, y, j) in [(a, pair.first, b, pair.second), (b, pair.second, a, pair.first)] {
+                    let left: Vec<_> = left.iter().filter(|(n, _)| regions.iter().any(|(m, v)| m == n && !matches!(v, PreciseVerdict::Confirmed(_)))).cloned().collect();
+                    if left.is_empty() || self.options.past_deadline() {
+                        break;
+                    }
+                    let (again, more, y_, _) = run(x, i, y, j, &left, Some(h));
+                    yields += y_;
+                    hits.extend(more);
+                    for (name, v) in again {
+                        if let (Some(slot), PreciseVerdict::Confirmed(_)) = (regions.iter_mut().find(|(n, _)| *n == name), &v) {
+                            slot.1 = v;
+                        }
+                    }
+                    if pair.first == pair.second {
+                        break;
+                    }
+                }
+            }
+            if !tried.is_empty() {
+                let after = tried.join(", ");
+                for (_, v) in regions.iter_mut().filter(|(n, _)| retry.iter().any(|(m, _)| m == n)) {
+                    if let PreciseVerdict::Unknown(why) = v {
+                        why.push_str(&format!("; not found either after one earlier complete call of {after}"));
                     }
                 }
             }
@@ -456,7 +544,9 @@ impl Setup<'_> {
         names: [&String; 2],
         live: &HashSet<TermId>,
         live_at_start: bool,
-    ) -> Vec<(String, PreciseVerdict)> {
+        module_start: Option<(&replay::ModuleStart, TermId)>,
+        history: Option<(usize, String)>,
+    ) -> (Vec<(String, PreciseVerdict)>, BTreeMap<String, history::Needs>) {
         let Exec { t, constraints, checks, steps, trace, .. } = exec;
         let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: self.options.dump_dir.clone() }, t);
         // One assertion, not one per constraint: in incremental mode z3
@@ -467,6 +557,7 @@ impl Setup<'_> {
         let all = solver.terms_mut().and(&constraints);
         solver.assert(all);
         let mut out = Vec::new();
+        let mut needed: BTreeMap<String, history::Needs> = BTreeMap::new();
         for (name, regions) in unproven {
             let mine: Vec<&exec::RaceCheck> = checks.iter().filter(|c| regions.contains(&c.region)).collect();
             if mine.is_empty() {
@@ -498,6 +589,11 @@ impl Setup<'_> {
             // that only excluded one object at a time ran out of
             // refinements on a race the next query would confirm.
             let mut assumptions = vec![any];
+            // After a history, memory starts as loading the module leaves
+            // it from the first query (super::history).
+            if let (Some(_), Some((_, all))) = (&history, module_start) {
+                assumptions.push(all);
+            }
             let mut rejected: Option<String> = None;
             let mut verdict = None;
             let mut blamed: HashSet<TermId> = HashSet::new();
@@ -505,13 +601,33 @@ impl Setup<'_> {
                 if self.options.past_deadline() {
                     break;
                 }
-                match self.attempt(&mut solver, &assumptions, &mine, &steps, &trace, live, names, live_at_start) {
+                let label = history.as_ref().map(|(from, name)| (*from, name.as_str()));
+                match self.attempt(&mut solver, &assumptions, &mine, &steps, &trace, live, names, live_at_start, module_start.map(|m| m.0), label) {
                     Attempt::Verdict(v) => {
                         verdict = Some(v);
                         break;
                     }
-                    Attempt::Rejected(why, exclusion) => {
+                    Attempt::Rejected(why, exclusion, need) => {
                         rejected.get_or_insert(why);
+                        if let Some(replay::Need::Live(callback)) = need {
+                            needed.entry(name.clone()).or_default().live.insert(callback);
+                            break;
+                        }
+                        if let Some(replay::Need::Start((term, value, region))) = need {
+                            needed.entry(name.clone()).or_default().regions.insert(region);
+                            // The next witness starts from the globals'
+                            // load-time values: all of them the first
+                            // time, then the one the replay names.
+                            match module_start.map(|m| m.1).filter(|c| !assumptions.contains(c)) {
+                                Some(all) => assumptions.push(all),
+                                None => {
+                                    let t = solver.terms_mut();
+                                    let v = t.int(value);
+                                    assumptions.push(t.eq(term, v));
+                                }
+                            }
+                            continue;
+                        }
                         let Some(Exclusion { base, address, term }) = exclusion else { break };
                         let t = solver.terms_mut();
                         let outside = |t: &mut crate::solver::TermBank, x: TermId| {
@@ -542,7 +658,7 @@ impl Setup<'_> {
             };
             out.push((name.clone(), verdict));
         }
-        out
+        (out, needed)
     }
 
     /// One query of [`Self::solve`] under `assumptions`: a verdict, or a
@@ -560,6 +676,8 @@ impl Setup<'_> {
         live: &HashSet<TermId>,
         names: [&String; 2],
         live_at_start: bool,
+        module_start: Option<&replay::ModuleStart>,
+        history: Option<(usize, &str)>,
     ) -> Attempt {
         let model = match solver.check_assuming(assumptions) {
             CheckResult::Unsat { .. } => return Attempt::Verdict(PreciseVerdict::NotFound),
@@ -576,20 +694,21 @@ impl Setup<'_> {
             return Attempt::Verdict(PreciseVerdict::Unknown("the solver's model shows no failing check".to_string()));
         };
         let address = values.int(c.address);
-        let w = witness::build(self.program, &mut values, steps, live, c, names, self.init.map(|p| self.program.procedures[p].name.as_str()), self.options.k);
+        let init = self.init.map(|p| self.program.procedures[p].name.as_str());
+        let w = witness::build(self.program, &mut values, steps, live, c, names, witness::Before { init, history }, self.options.k);
         // The witness must replay on the IR (replay.rs).
         let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict, program_start: self.options.program_start };
         let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };
-        match replay::replay_blamed(self.program, trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure) {
+        match replay::replay_blamed(self.program, trace, &mut oracle, self.options.k, live_at_start, claim, &self.closure, module_start.cloned()) {
             // A race on a store only assumed of a function without body
             // or model is no confirmation: the function may write nothing.
-            (replay::Outcome::Reproduced, _) => match assumed_access(self.program, &w) {
+            (replay::Outcome::Reproduced, _, _) => match assumed_access(self.program, &w) {
                 Some(function) => Attempt::Verdict(PreciseVerdict::Unknown(format!(
                     "the race rests on a write `{function}` may not make (no body or model, or a conditional write of its model)"
                 ))),
                 None => Attempt::Verdict(PreciseVerdict::Confirmed(Box::new(w))),
             },
-            (replay::Outcome::Rejected(why), blame) => {
+            (replay::Outcome::Rejected(why), blame, need) => {
                 // The checked access's address when it lies in the blamed
                 // object, and the value the replay blamed, are kept out of
                 // that object.
@@ -598,7 +717,7 @@ impl Setup<'_> {
                     address: address.filter(|a| *a >= base && *a < base + separation::STRIDE).map(|_| c.address),
                     term,
                 });
-                Attempt::Rejected(why, exclusion)
+                Attempt::Rejected(why, exclusion, need)
             }
         }
     }

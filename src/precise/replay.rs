@@ -148,6 +148,10 @@ pub struct ThreadStart {
     /// The begin callback run before the body, at the stage before it,
     /// and its arguments' terms ([`super::prefix`]).
     pub prefix: Option<(ProcId, Vec<TermId>)>,
+    /// Its first prologue stage: 0, except for a second thread of init
+    /// (the history callback, [`super::history`]), whose stages follow
+    /// init's.
+    pub first: u32,
 }
 
 /// The choices of one expansion.
@@ -179,6 +183,40 @@ pub struct Claim {
     /// reads any other initial value of shared memory, or a value the
     /// lowering leaves uninterpreted, is rejected.
     pub program_start: bool,
+}
+
+/// A kernel module's memory when it is loaded, for the module-start check:
+/// a witness that reads, as the initial value of a global, anything but
+/// the global's load-time value is rejected, with the value pinned for
+/// the search's next attempt ([`Pin`]). Regions that an init-role entry
+/// point other than the one the run executes may write (module init
+/// before a probe) are left out: those globals may hold anything that
+/// code leaves.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleStart {
+    /// The recorded globals' load-time values ([`super::start::StartValues::of_module`]).
+    pub values: super::start::StartValues,
+    /// Regions written before the run's init by code the run does not execute.
+    pub written_before: std::collections::BTreeSet<RegionId>,
+}
+
+/// A rejected witness's initial value of a global that is not the
+/// global's load-time value: the term of that initial value in the
+/// formula, the load-time value the search must give it, and the region
+/// of that global (the history search's candidates write it,
+/// [`super::history`]).
+pub type Pin = (TermId, i128, RegionId);
+
+/// What a rejected witness needed that no run from loading the module
+/// gives, for the history search ([`super::history`]).
+#[derive(Clone, Debug)]
+pub enum Need {
+    /// A global's initial value other than its load-time one ([`Pin`]).
+    Start(Pin),
+    /// A callback started without a registration of the run naming it:
+    /// only a callback that ran earlier and armed it (a `mod_timer` in an
+    /// `ioctl`) makes it live.
+    Live(String),
 }
 
 /// Why a witness was rejected, for the search's refinement: the base of
@@ -372,6 +410,11 @@ struct Interp<'p, 'o, 'a, 'c> {
     /// point into, and that value's term, for the search's refinement
     /// ([`replay_blamed`]).
     blame: Option<Blame>,
+    /// The module-start check, for a kernel module.
+    module_start: Option<ModuleStart>,
+    /// The initial value a rejected run read against the module-start
+    /// check.
+    need: Option<Need>,
 }
 
 /// Replays the witness of `claim` over `trace`; `live_at_start` is the
@@ -385,13 +428,15 @@ pub fn replay(
     claim: Claim,
     closure: &super::liveness::LiveClosure,
 ) -> Outcome {
-    replay_blamed(program, trace, oracle, k, live_at_start, claim, closure).0
+    replay_blamed(program, trace, oracle, k, live_at_start, claim, closure, None).0
 }
 
 /// [`replay`], and for a witness rejected because a value no thread
 /// computed pointed into an object of the run that it could not have held,
 /// the base of that object: the search may exclude the checked access's
-/// address from that object and look for another witness (mod.rs).
+/// address from that object and look for another witness (mod.rs); for
+/// one rejected by the module-start check, the initial value to pin.
+#[allow(clippy::too_many_arguments)]
 pub fn replay_blamed(
     program: &Program,
     trace: &Trace,
@@ -400,13 +445,14 @@ pub fn replay_blamed(
     live_at_start: bool,
     claim: Claim,
     closure: &super::liveness::LiveClosure,
-) -> (Outcome, Option<Blame>) {
+    module_start: Option<ModuleStart>,
+) -> (Outcome, Option<Blame>, Option<Need>) {
     // Every function lies at its own address (super::separation): a
     // call through a pointer takes only the function the pointer holds.
     for (f, at) in super::separation::function_layout(program) {
         let t = crate::verify::solving::translate_with(oracle.terms, program, &mut |_| unreachable!(), &crate::ir::Expr::Apply(f, Vec::new()));
         if oracle.int(t).is_some_and(|v| v != at) {
-            return (Outcome::Rejected(format!("the model places function {} at another address", program.functions[f].name)), None);
+            return (Outcome::Rejected(format!("the model places function {} at another address", program.functions[f].name)), None, None);
         }
     }
     let private_regions = program.regions.iter().filter(|(_, r)| r.thread_private).map(|(id, _)| id).collect();
@@ -448,14 +494,18 @@ pub fn replay_blamed(
         start,
         address_havocs,
         blame: None,
+        module_start,
+        need: None,
     };
     let outcome = match it.run() {
         Ok(()) => Outcome::Rejected("the replay ended before the checked access was interleaved".to_string()),
         Err(Stop::Reject(why)) => Outcome::Rejected(why),
         Err(Stop::Done(outcome)) => outcome,
     };
-    let blame = if matches!(outcome, Outcome::Rejected(_)) { it.blame } else { None };
-    (outcome, blame)
+    let rejected = matches!(outcome, Outcome::Rejected(_));
+    let blame = if rejected { it.blame } else { None };
+    let need = if rejected { it.need } else { None };
+    (outcome, blame, need)
 }
 
 impl Interp<'_, '_, '_, '_> {
@@ -469,7 +519,7 @@ impl Interp<'_, '_, '_, '_> {
             .map(|(i, s)| Thread {
                 who: s.who,
                 start: i,
-                stage: 0,
+                stage: s.first,
                 frames: Vec::new(),
                 globals: HashMap::new(),
                 round: 1,
@@ -553,7 +603,7 @@ impl Interp<'_, '_, '_, '_> {
                 return Ok(());
             }
             let mut used = th.used;
-            if th.stage == 0 && !th.yielded {
+            if th.stage == start.first && !th.yielded {
                 th.yielded = true;
                 let moved = self.yield_at(th, site, &mut used)?;
                 th.used = used;
@@ -562,8 +612,9 @@ impl Interp<'_, '_, '_, '_> {
                 }
                 continue;
             }
-            if th.stage == 0 {
+            if th.stage == start.first {
                 if start.require_live && !self.live.contains(&start.who) {
+                    self.need = Some(Need::Live(start_name(self.program, &start)));
                     return reject(format!("{} starts before init made the callbacks live", start_name(self.program, &start)));
                 }
                 self.started.push(th.who);
@@ -589,7 +640,7 @@ impl Interp<'_, '_, '_, '_> {
                 continue;
             }
             if th.stage < start.body {
-                let lock = start.held[th.stage as usize - 1];
+                let lock = start.held[(th.stage - start.first) as usize - 1];
                 if !th.yielded {
                     th.yielded = true;
                     let moved = self.yield_at(th, site, &mut used)?;
@@ -877,7 +928,17 @@ impl Interp<'_, '_, '_, '_> {
                     .trace
                     .threads
                     .iter()
-                    .filter(|start| self.closure.makes_live(targets.as_deref(), *assumed, &start_name(self.program, start)))
+                    .filter(|start| {
+                        // A kernel module's callback is live only once a
+                        // registration naming it ran in the witness (the
+                        // closure's "may have run earlier" is a history the
+                        // witness must show, super::history).
+                        let name = start_name(self.program, start);
+                        match self.module_start {
+                            Some(_) => super::liveness::LiveClosure::names(self.program, targets.as_deref(), *assumed, &name),
+                            None => self.closure.makes_live(targets.as_deref(), *assumed, &name),
+                        }
+                    })
                     .map(|start| start.who)
                     .collect();
                 let same = self.names.get(&Who::T1).is_some_and(|n| self.names.get(&Who::T2) == Some(n));

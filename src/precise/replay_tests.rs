@@ -66,7 +66,7 @@ fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(
         let mut claim = Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: false, program_start: false };
         let real = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim.clone(), &Default::default());
         doctor(&mut trace, &mut claim);
-        let doctored = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default());
+        let doctored = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default(), None);
         Some((real, doctored))
     })
 }
@@ -159,8 +159,8 @@ fn a_witness_reaching_an_object_through_an_argument_is_rejected_and_refined_away
             let CheckResult::Sat { model } = solver.check_assuming(&assumptions) else { break };
             let c = checks.iter().find(|c| model.eval_bool(solver.terms(), c.fail) == Some(true)).expect("a failing check");
             let claim = Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: false, program_start: false };
-            let (outcome, blame) =
-                super::replay::replay_blamed(&program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default());
+            let (outcome, blame, _) =
+                super::replay::replay_blamed(&program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default(), None);
             assert!(matches!(outcome, Outcome::Rejected(_)), "initial memory cannot hold the new object's address: {outcome:?}");
             let (base, term) = blame.expect("the replay blames the new object");
             assert!(super::separation::in_heap(base), "the blamed object is one the pair allocated");

@@ -76,6 +76,20 @@ impl StartValues {
         StartValues { globals }
     }
 
+    /// The load-time values of a kernel module's globals: as
+    /// [`StartValues::of`], without the globals whose address a file-scope
+    /// initialiser takes ([`Program::initializer_addressed`]: module
+    /// parameters, which the loader sets before module init).
+    pub fn of_module(program: &Program) -> StartValues {
+        let mut values = StartValues::of(program);
+        for ((f, _), slot) in program.global_sizes.iter().zip(values.globals.iter_mut()) {
+            if program.initializer_addressed.contains(f) {
+                slot.2 = None;
+            }
+        }
+        values
+    }
+
     /// The start value at a concrete address: `Ok(Some(v))` inside a
     /// global whose start value is recorded, `Ok(None)` outside every
     /// global, `Err(())` inside a global whose value is not recorded.

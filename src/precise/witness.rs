@@ -48,6 +48,10 @@ pub struct WitnessStep {
     /// The value read or written, for accesses; the lock's name for lock
     /// events is in `region`.
     pub value: Option<i128>,
+    /// A step of the earlier complete call run after init and before the
+    /// pair (thread 0, [`super::history`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub earlier: bool,
 }
 
 /// A confirmed race.
@@ -61,6 +65,16 @@ pub struct Witness {
     pub conflict: Option<WitnessStep>,
 }
 
+/// What ran before the pair: init's name, and the history callback's
+/// first step and name ([`super::history`]).
+#[derive(Clone, Copy, Default)]
+pub struct Before<'a> {
+    /// The init entry point.
+    pub init: Option<&'a str>,
+    /// The index of the history callback's first step, and its name.
+    pub history: Option<(usize, &'a str)>,
+}
+
 /// Builds the witness of the failing `check` from `model`.
 #[allow(clippy::too_many_arguments)]
 pub fn build(
@@ -70,7 +84,7 @@ pub fn build(
     live: &HashSet<TermId>,
     check: &RaceCheck,
     names: [&String; 2],
-    init: Option<&str>,
+    before: Before<'_>,
     k: u32,
 ) -> Witness {
     let after = check.after.value(values).unwrap_or(k);
@@ -105,10 +119,13 @@ pub fn build(
         // follows from one) belongs to no execution: it is not shown.
         let mut int = |t: TermId| if live.contains(&t) || values.is_constant(t) { values.int(t) } else { None };
         let s = &steps[i];
-        let (thread, entry) = match s.who {
-            Who::Init => (0, init.unwrap_or("init").to_string()),
-            Who::T1 => (1, names[0].clone()),
-            Who::T2 => (2, names[1].clone()),
+        let (thread, entry, earlier) = match s.who {
+            Who::Init => match before.history {
+                Some((from, name)) if i >= from => (0, name.to_string(), true),
+                _ => (0, before.init.unwrap_or("init").to_string(), false),
+            },
+            Who::T1 => (1, names[0].clone(), false),
+            Who::T2 => (2, names[1].clone(), false),
         };
         let (event, region, address, value) = match &s.kind {
             StepKind::Read { region, address, value, .. } => {
@@ -126,7 +143,7 @@ pub fn build(
             StepKind::Live => ("live", None, None, None),
             StepKind::Line => ("line", None, None, None),
         };
-        WitnessStep { thread, entry, round, function: s.function.clone(), span: s.span.clone(), event: event.to_string(), region, address, value }
+        WitnessStep { thread, entry, round, function: s.function.clone(), span: s.span.clone(), event: event.to_string(), region, address, value, earlier }
     };
     let mut out: Vec<WitnessStep> = Vec::new();
     let mut access = None;

@@ -67,7 +67,13 @@ pub fn find<'a>(precise: &'a [PrecisePair], pair: &PairVerdict, region: &str) ->
 /// One witness step in words: who (init or thread, entry point, round),
 /// where (the function, when not the entry point) and what happened.
 pub fn step_text(s: &WitnessStep) -> String {
-    let who = if s.thread == 0 { format!("init {}", s.entry) } else { format!("thread {} ({}), round {}", s.thread, s.entry, s.round) };
+    let who = if s.earlier {
+        format!("earlier call {}", s.entry)
+    } else if s.thread == 0 {
+        format!("init {}", s.entry)
+    } else {
+        format!("thread {} ({}), round {}", s.thread, s.entry, s.round)
+    };
     let what = match s.event.as_str() {
         "read" | "write" => format!(
             "{} {}{}{}",

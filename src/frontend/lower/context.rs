@@ -88,6 +88,9 @@ pub struct Shared<'m> {
     /// each file's is named with its file (`count@a.c`), since the linker
     /// keeps one per file.
     pub qualified_statics: std::collections::HashSet<String>,
+    /// The USRs of the variables whose address a file-scope initialiser
+    /// takes ([`super::place::initializer_addressed`]).
+    pub initializer_addressed: std::collections::HashSet<String>,
 }
 
 impl<'m> Shared<'m> {
@@ -118,6 +121,7 @@ impl<'m> Shared<'m> {
             reach_markers: Default::default(),
             privacy: Default::default(),
             qualified_statics: Default::default(),
+            initializer_addressed: Default::default(),
         }
     }
 }

@@ -137,6 +137,7 @@ pub fn lower_unit<'t>(
     let mut program = Program::new();
     let mut shared = Shared::new(models, main_file);
     shared.qualified_statics = place::colliding_statics(tus);
+    shared.initializer_addressed = place::initializer_addressed(tus);
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     shared.entry_records = quiesce::entry_records(&entry_points.entry_points);

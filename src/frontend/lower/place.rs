@@ -129,6 +129,48 @@ pub fn colliding_statics<'t>(tus: &[&'t crate::frontend::clang::TranslationUnit<
     seen.into_iter().filter(|(_, n)| *n > 1).map(|(name, _)| name).collect()
 }
 
+/// The USRs of the variables whose address (`&v`, `&v.field`) the
+/// initialiser of a file-scope variable takes: `module_param(v, …)`'s
+/// `struct kernel_param` points at `v`, and the module loader's
+/// `parse_args` writes it before module init.
+pub fn initializer_addressed<'t>(tus: &[&'t crate::frontend::clang::TranslationUnit<'t>]) -> std::collections::HashSet<String> {
+    fn addressed(c: Cursor<'_>, out: &mut std::collections::HashSet<String>) {
+        if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == crate::frontend::clang::UnaryOperator::AddrOf {
+            let mut inner = c.children().last().copied();
+            while let Some(x) = inner {
+                match x.kind() {
+                    CursorKind::DeclRefExpr => {
+                        if let Some(v) = x.referenced().filter(|v| v.kind() == CursorKind::VarDecl) {
+                            out.insert(v.usr());
+                        }
+                        break;
+                    }
+                    CursorKind::MemberRefExpr | CursorKind::ArraySubscriptExpr | CursorKind::ParenExpr | CursorKind::UnexposedExpr => {
+                        inner = x.children().first().copied();
+                    }
+                    _ => break,
+                }
+            }
+        }
+        c.for_each_child(|child| {
+            addressed(child, out);
+            true
+        });
+    }
+    let mut out = std::collections::HashSet::new();
+    for tu in tus {
+        tu.root().for_each_child(|top| {
+            if top.kind() == CursorKind::VarDecl {
+                if let Some(init) = top.var_initializer() {
+                    addressed(init, &mut out);
+                }
+            }
+            true
+        });
+    }
+    out
+}
+
 /// The region key of a scalar field, given the field declaration: its
 /// innermost named record, or the union any anonymous level belongs to.
 pub fn field_key(field: Cursor<'_>) -> RegionKey {
@@ -355,7 +397,11 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 self.b.program().global_functions.insert(*f, g);
             }
         }
+        let addressed = self.s.initializer_addressed.contains(&def.usr()) || self.s.initializer_addressed.contains(&decl.usr());
         let program = self.b.program();
+        if addressed {
+            program.initializer_addressed.insert(*f);
+        }
         match value {
             Some(0) => {
                 program.zero_globals.insert(*f);

@@ -127,11 +127,34 @@ impl Interp<'_, '_, '_, '_> {
         let name = format!("m0.r{}", region.as_u32());
         let Some(v) = self.oracle.map(&name, a) else { return reject("the model gives no initial memory") };
         let term = self.oracle.map_term(&name, a);
+        self.module_start_value(region, a, v, term)?;
         self.not_into_pair_object(v, "initial memory", Some(term))?;
         self.memory.insert((region, a), v);
         self.unwritten.insert((region, a));
         self.initial_pointer(who, region, v);
         Ok(v)
+    }
+
+    /// For a kernel module, the initial value `v` of shared memory at `a`
+    /// (term `term`) must be a recorded global's load-time value, unless
+    /// code the run does not execute may have written the region before
+    /// its init: a witness starting from another value shows no run the
+    /// kernel makes from loading the module (an earlier sequence of calls
+    /// might leave it, which the search does not model).
+    fn module_start_value(&mut self, region: RegionId, a: i128, v: i128, term: TermId) -> Run<()> {
+        let Some(m) = &self.module_start else { return Ok(()) };
+        if m.written_before.contains(&region) {
+            return Ok(());
+        }
+        match m.values.at(a) {
+            Ok(Some(s)) if s != v => {
+                self.need = Some(super::Need::Start((term, s, region)));
+                reject(format!(
+                    "the witness needs a global to hold {v} before init, where loading the module leaves {s}: only earlier calls could leave it"
+                ))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Notes that `who` read `v` from the initial memory of `region`.
