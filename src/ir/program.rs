@@ -350,6 +350,13 @@ pub struct Program {
     /// kernel module their load-time value is not their C initial value
     /// ([`crate::precise`]'s module-start check leaves them out).
     pub initializer_addressed: std::collections::BTreeSet<FuncId>,
+    /// The registration functions called here whose model arms the
+    /// callbacks it names (`makes="args"`: the IRQ requests; `makes="kinds:…"`:
+    /// mod_timer, queue_work, tasklet_schedule, napi_enable, enable_irq):
+    /// the only calls that start an interrupt handler, timer, work item,
+    /// tasklet or NAPI poll in a precise witness
+    /// ([`crate::precise::liveness`]).
+    pub arming: std::collections::BTreeSet<String>,
     /// The havocked variables that receive an address inside the object
     /// another address points into (an access at an unknown offset: a
     /// model's ranged effect, an array's elements), with that base

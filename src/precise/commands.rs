@@ -239,16 +239,19 @@ impl Exec<'_> {
                     self.write(who, Cell::Live, a2, v2, st, reach);
                     self.write(who, Cell::Live, a1, one, st, reach);
                 } else {
-                    let history = self.history_name.clone().map(|h| (Who::Init, h));
-                    for (thread, name) in [(Who::T1, self.pair_names[0].clone()), (Who::T2, self.pair_names[1].clone())].into_iter().chain(history) {
+                    let pair = [(super::exec::live_address(Who::T1), self.pair_names[0].clone()), (super::exec::live_address(Who::T2), self.pair_names[1].clone())];
+                    let history: Vec<(i128, String)> =
+                        self.history_names.iter().enumerate().map(|(k, n)| (super::exec::history_live_address(k), n.clone())).collect();
+                    for (address, name) in pair.into_iter().chain(history) {
                         // A search with a history makes live only what the
-                        // command names (super::history).
-                        let made = match self.history_name {
-                            Some(_) => super::liveness::LiveClosure::names(self.program, targets.as_deref(), *assumed, &name),
-                            None => self.live_closure.makes_live(targets.as_deref(), *assumed, &name),
+                        // command itself starts (super::history).
+                        let made = if self.history_names.is_empty() {
+                            self.live_closure.makes_live(targets.as_deref(), *assumed, &name)
+                        } else {
+                            super::liveness::LiveClosure::names(self.program, registrar, targets.as_deref(), *assumed, &name)
                         };
                         if made {
-                            let address = self.t.int(super::exec::live_address(thread));
+                            let address = self.t.int(address);
                             self.write(who, Cell::Live, address, one, st, reach);
                         }
                     }

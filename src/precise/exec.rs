@@ -258,12 +258,13 @@ pub struct Exec<'a> {
     /// callback after it both run as [`Who::Init`], one after the other,
     /// so their stages follow each other.
     init_stage: u32,
-    /// The history callback's entry point, run to completion after init
-    /// and before the pair ([`super::history`]): a registration that makes
-    /// it live writes the init thread's liveness cell.
-    pub(super) history_name: Option<String>,
-    /// The index of the history callback's first step in `steps`.
-    pub history_from: Option<usize>,
+    /// The history's callbacks, run one after the other to completion
+    /// after init and before the pair ([`super::history`]): a registration
+    /// that makes the k-th live writes its liveness cell
+    /// ([`history_live_address`]).
+    pub(super) history_names: Vec<String>,
+    /// The index in `steps` of each history callback's first step.
+    pub history_from: Vec<usize>,
 }
 
 /// The address of a thread's cell in [`Cell::Live`]: each thread of the
@@ -274,6 +275,12 @@ pub(super) fn live_address(who: Who) -> i128 {
         Who::T1 => 1,
         Who::T2 => 2,
     }
+}
+
+/// The address in [`Cell::Live`] of the k-th callback of the history,
+/// which runs as [`Who::Init`] after init.
+pub(super) fn history_live_address(k: usize) -> i128 {
+    3 + k as i128
 }
 
 fn successors(t: &Terminator) -> Vec<BlockId> {
@@ -293,6 +300,17 @@ pub(super) enum Edge {
     To(usize),
     /// A back edge past the unrolling bound, to this loop head.
     Truncated(BlockId),
+}
+
+/// How a thread starts, beyond its entry point: as the k-th callback of
+/// the history ([`super::history`]), and on an object an earlier call of
+/// the history already holds (the parameter and the object's term).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Start {
+    /// Its index in the history.
+    pub history: Option<usize>,
+    /// A parameter given the history's object instead of a fresh value.
+    pub object: Option<(usize, TermId)>,
 }
 
 impl<'a> Exec<'a> {
@@ -341,8 +359,8 @@ impl<'a> Exec<'a> {
             in_prefix: false,
             prefixed: false,
             init_stage: 0,
-            history_name: None,
-            history_from: None,
+            history_names: Vec::new(),
+            history_from: Vec::new(),
         }
     }
 
@@ -457,13 +475,21 @@ impl<'a> Exec<'a> {
     /// it runs holding taken, its callbacks required live (`require_live`),
     /// then its body, then the pseudo locks released.
     pub fn thread(&mut self, who: Who, entry: ProcId, held: &[LockId], require_live: bool) {
-        self.thread_after(who, entry, held, require_live, None);
+        self.thread_after(who, entry, held, require_live, None, Start::default());
     }
 
     /// [`Self::thread`], with the begin callback `prefix` (its procedure,
     /// its parameter receiving the object, and the entry point's parameter
     /// holding it) run first, to a return of 0 ([`super::prefix`]).
-    pub fn thread_after(&mut self, who: Who, entry: ProcId, held: &[LockId], require_live: bool, prefix: Option<(ProcId, usize, usize)>) {
+    pub fn thread_after(
+        &mut self,
+        who: Who,
+        entry: ProcId,
+        held: &[LockId],
+        require_live: bool,
+        prefix: Option<(ProcId, usize, usize)>,
+        how: Start,
+    ) {
         let round = Round::constant(&self.t, self.bounds.k, 1);
         let mut st = State { env: HashMap::new(), round };
         let mut reach = self.t.bool(true);
@@ -479,7 +505,7 @@ impl<'a> Exec<'a> {
         }
         if require_live {
             self.starts.insert(who, st.round.clone());
-            let address = self.t.int(live_address(who));
+            let address = self.t.int(how.history.map_or(live_address(who), history_live_address));
             let live = self.read(who, Cell::Live, address, &st, reach);
             let one = self.t.int(1);
             let is_live = self.t.eq(live, one);
@@ -493,7 +519,12 @@ impl<'a> Exec<'a> {
             self.acquire(who, l, LockMode::Exclusive, None, &mut st, reach, None, &name);
         }
         let params = self.program.procedures[entry].params.clone();
-        let args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
+        let mut args: Vec<TermId> = params.iter().map(|p| self.fresh(&format!("arg.{}", who_tag(who)), self.program.variables[*p].sort)).collect();
+        if let Some((param, object)) = how.object {
+            if let Some(a) = args.get_mut(param) {
+                *a = object;
+            }
+        }
         // The kernel's arguments point to objects that existed before the
         // pair's threads: never into one they create, nor into a local's
         // frame (init's calls have returned; super::separation).

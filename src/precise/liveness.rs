@@ -83,26 +83,27 @@ impl LiveClosure {
         out
     }
 
-    /// Whether a `live` command starts the entry point `name` by itself,
-    /// without the closure: what the command does in the run, whatever ran
-    /// before it. A command naming its targets starts those. One making
-    /// "every callback" live (a device registration, `register_netdev`, or
-    /// one whose targets the lowering could not resolve) starts no timer,
-    /// work item, tasklet or NAPI poll: the kernel runs those only once
-    /// armed (kernel/time/timer.c `__mod_timer`, kernel/workqueue.c
+    /// Whether a `live` command of `registrar` starts the entry point
+    /// `name` by itself, without the closure: what the command does in the
+    /// run, whatever ran before it. A command naming its targets (or
+    /// making every callback live) starts those, except that an interrupt
+    /// handler, timer, work item, tasklet or NAPI poll is started only by
+    /// an arming function ([`Program::arming`]): the kernel runs those only
+    /// once requested or armed (kernel/irq/manage.c `__setup_irq`,
+    /// kernel/time/timer.c `__mod_timer`, kernel/workqueue.c
     /// `__queue_work`, kernel/softirq.c `__tasklet_schedule_common`,
-    /// net/core/dev.c `____napi_schedule`), and every arming function's
-    /// model names its targets (`makes="kinds:…"`, liveness.xml).
-    pub fn names(program: &Program, targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
+    /// net/core/dev.c `____napi_schedule`), never because a device node or
+    /// a driver structure was registered, even when the lowering's object
+    /// resolution lists the function among what the structure reaches.
+    pub fn names(program: &Program, registrar: &str, targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
         use crate::models::EntryKind;
-        match targets {
-            _ if assumed => false,
-            Some(t) => t.iter().any(|x| x == name),
-            None => !program
-                .entry_points
-                .iter()
-                .any(|(_, e)| e.name == name && matches!(e.kind, EntryKind::Timer | EntryKind::Work | EntryKind::Tasklet | EntryKind::Napi)),
+        if assumed || !targets.is_none_or(|t| t.iter().any(|x| x == name)) {
+            return false;
         }
+        let armed_only = program.entry_points.iter().any(|(_, e)| {
+            e.name == name && matches!(e.kind, EntryKind::Irq | EntryKind::IrqThread | EntryKind::Timer | EntryKind::Work | EntryKind::Tasklet | EntryKind::Napi)
+        });
+        !armed_only || program.arming.contains(registrar)
     }
 
     /// Whether entry point `entry`'s body contains a modelled registration

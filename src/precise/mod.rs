@@ -395,7 +395,7 @@ impl Setup<'_> {
         let needs_live = |e: &crate::ir::EntryPointInfo| {
             e.kind != crate::models::EntryKind::Exported && !matches!(e.kind.role(), crate::models::Role::Init | crate::models::Role::Exit)
         };
-        let run = |first: &crate::ir::EntryPointInfo, i: usize, second: &crate::ir::EntryPointInfo, j: usize, regions: &[(String, Vec<RegionId>)], history: Option<usize>| {
+        let run = |first: &crate::ir::EntryPointInfo, i: usize, second: &crate::ir::EntryPointInfo, j: usize, regions: &[(String, Vec<RegionId>)], history: &[usize]| {
             let mut exec = Exec::new(
                 program,
                 memory_for(program, self.options, !waits),
@@ -409,26 +409,36 @@ impl Setup<'_> {
             exec.init_entry = self.init;
             exec.separate_globals();
             exec.set_pair(&first.name, &second.name, self.closure.clone());
-            let history = history.filter(|_| run_init).map(|h| (h, self.entries[h]));
-            exec.history_name = history.map(|(_, e)| e.name.clone());
+            let history = if run_init { history } else { &[] };
+            exec.history_names = history.iter().map(|&h| self.entries[h].name.clone()).collect();
             if let (Some(init), true) = (self.init, run_init) {
                 exec.thread(Who::Init, init, &[], false);
             }
-            if let Some((h, e)) = history {
-                // The history callback, alone and to its end, after init
-                // (super::history).
-                exec.history_from = Some(exec.steps.len());
-                let p = prefix::of(program, &self.entries, h).map(|p| (self.entries[p.entry].procedure, p.param, p.own));
-                exec.thread_after(Who::Init, e.procedure, &self.held[h], waits && needs_live(e), p);
+            // The history's callbacks, each alone and to its end, after
+            // init; a later one, and a thread of the pair, whose begin
+            // callback an earlier one ran or was, works on that object.
+            let mut objects = history::Objects::default();
+            for (k, &h) in history.iter().enumerate() {
+                let e = self.entries[h];
+                exec.history_from.push(exec.steps.len());
+                let (p, object) = objects.start(prefix::of(program, &self.entries, h));
+                let p = p.map(|p| (self.entries[p.entry].procedure, p.param, p.own));
+                exec.thread_after(Who::Init, e.procedure, &self.held[h], waits && needs_live(e), p, exec::Start { history: Some(k), object });
+                if let Some(start) = exec.trace.threads.last() {
+                    objects.record(e, &start.args);
+                }
             }
             if self.init.is_some() && !in_pair && !self.init_fits {
                 let name = self.init.map(|p| program.procedures[p].name.clone()).unwrap_or_default();
                 exec.hits.insert(Hit::InitSkipped(name));
             }
-            let [p1, p2] = prefix::of_pair(program, &self.entries, i, j).map(|p| p.map(|p| (self.entries[p.entry].procedure, p.param, p.own)));
+            let [p1, p2] = prefix::of_pair(program, &self.entries, i, j);
+            let (p1, o1) = objects.start(p1);
+            let (p2, o2) = objects.start(p2);
             exec.prefixed = p1.is_some() || p2.is_some();
-            exec.thread_after(Who::T1, first.procedure, &self.held[i], waits && needs_live(first), p1);
-            exec.thread_after(Who::T2, second.procedure, &self.held[j], waits && needs_live(second), p2);
+            let procedure_of = |p: Option<prefix::Prefix>| p.map(|p| (self.entries[p.entry].procedure, p.param, p.own));
+            exec.thread_after(Who::T1, first.procedure, &self.held[i], waits && needs_live(first), procedure_of(p1), exec::Start { history: None, object: o1 });
+            exec.thread_after(Who::T2, second.procedure, &self.held[j], waits && needs_live(second), procedure_of(p2), exec::Start { history: None, object: o2 });
             exec.separate_objects(i, j);
             exec.settle_waits();
             let roots: Vec<TermId> = exec.constraints.iter().copied().chain(exec.checks.iter().map(|c| c.fail)).collect();
@@ -440,7 +450,7 @@ impl Setup<'_> {
             let start_constraint = module_start.as_ref().map(|m| exec.mem.module_start(&mut exec.t, &m.values, &m.written_before));
             let hits: Vec<Hit> = exec.hits.iter().cloned().collect();
             let yields = exec.yields;
-            let history_label = exec.history_from.zip(history.map(|(_, e)| e.name.clone()));
+            let history_label: Vec<(usize, String)> = exec.history_from.iter().copied().zip(exec.history_names.iter().cloned()).collect();
             let (verdicts, needed) = if exec.too_large {
                 let why = format!("the bounded program exceeds {} commands; lower --unroll or --inline-depth", self.options.max_commands);
                 (regions.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect(), BTreeMap::new())
@@ -452,7 +462,7 @@ impl Setup<'_> {
         };
         // The schedules start with the first thread; the other order is
         // searched too, for what the first did not confirm.
-        let (mut regions, mut hits, mut yields, mut needed) = run(a, pair.first, b, pair.second, &unproven, None);
+        let (mut regions, mut hits, mut yields, mut needed) = run(a, pair.first, b, pair.second, &unproven, &[]);
         if pair.first != pair.second {
             let rest: Vec<(String, Vec<RegionId>)> = unproven
                 .iter()
@@ -467,7 +477,7 @@ impl Setup<'_> {
                     *v = PreciseVerdict::Unknown(spent());
                 }
             } else if !rest.is_empty() {
-                let (again, more, y, n) = run(b, pair.second, a, pair.first, &rest, None);
+                let (again, more, y, n) = run(b, pair.second, a, pair.first, &rest, &[]);
                 yields += y;
                 hits.extend(more);
                 for (name, r) in n {
@@ -494,7 +504,7 @@ impl Setup<'_> {
             }
             let candidates = history::candidates(&self.entries, &self.footprints, &self.closure, &all);
             let mut tried = Vec::new();
-            for h in candidates {
+            for h in &candidates {
                 let left: Vec<(String, Vec<RegionId>)> = retry
                     .iter()
                     .filter(|(n, _)| regions.iter().any(|(m, v)| m == n && !matches!(v, PreciseVerdict::Confirmed(_))))
@@ -503,13 +513,13 @@ impl Setup<'_> {
                 if left.is_empty() || self.options.past_deadline() {
                     break;
                 }
-                tried.push(self.entries[h].name.clone());
+                tried.push(h.iter().map(|&e| self.entries[e].name.as_str()).collect::<Vec<_>>().join(" then "));
                 for (x, i, y, j) in [(a, pair.first, b, pair.second), (b, pair.second, a, pair.first)] {
                     let left: Vec<_> = left.iter().filter(|(n, _)| regions.iter().any(|(m, v)| m == n && !matches!(v, PreciseVerdict::Confirmed(_)))).cloned().collect();
                     if left.is_empty() || self.options.past_deadline() {
                         break;
                     }
-                    let (again, more, y_, _) = run(x, i, y, j, &left, Some(h));
+                    let (again, more, y_, _) = run(x, i, y, j, &left, h);
                     yields += y_;
                     hits.extend(more);
                     for (name, v) in again {
@@ -523,10 +533,10 @@ impl Setup<'_> {
                 }
             }
             if !tried.is_empty() {
-                let after = tried.join(", ");
+                let after = tried.join("; ");
                 for (_, v) in regions.iter_mut().filter(|(n, _)| retry.iter().any(|(m, _)| m == n)) {
                     if let PreciseVerdict::Unknown(why) = v {
-                        why.push_str(&format!("; not found either after one earlier complete call of {after}"));
+                        why.push_str(&format!("; not found either after these earlier complete calls: {after}"));
                     }
                 }
             }
@@ -545,7 +555,7 @@ impl Setup<'_> {
         live: &HashSet<TermId>,
         live_at_start: bool,
         module_start: Option<(&replay::ModuleStart, TermId)>,
-        history: Option<(usize, String)>,
+        history: Vec<(usize, String)>,
     ) -> (Vec<(String, PreciseVerdict)>, BTreeMap<String, history::Needs>) {
         let Exec { t, constraints, checks, steps, trace, .. } = exec;
         let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: self.options.dump_dir.clone() }, t);
@@ -591,7 +601,7 @@ impl Setup<'_> {
             let mut assumptions = vec![any];
             // After a history, memory starts as loading the module leaves
             // it from the first query (super::history).
-            if let (Some(_), Some((_, all))) = (&history, module_start) {
+            if let (false, Some((_, all))) = (history.is_empty(), module_start) {
                 assumptions.push(all);
             }
             let mut rejected: Option<String> = None;
@@ -601,7 +611,7 @@ impl Setup<'_> {
                 if self.options.past_deadline() {
                     break;
                 }
-                let label = history.as_ref().map(|(from, name)| (*from, name.as_str()));
+                let label: Vec<(usize, &str)> = history.iter().map(|(from, name)| (*from, name.as_str())).collect();
                 match self.attempt(&mut solver, &assumptions, &mine, &steps, &trace, live, names, live_at_start, module_start.map(|m| m.0), label) {
                     Attempt::Verdict(v) => {
                         verdict = Some(v);
@@ -677,7 +687,7 @@ impl Setup<'_> {
         names: [&String; 2],
         live_at_start: bool,
         module_start: Option<&replay::ModuleStart>,
-        history: Option<(usize, &str)>,
+        history: Vec<(usize, &str)>,
     ) -> Attempt {
         let model = match solver.check_assuming(assumptions) {
             CheckResult::Unsat { .. } => return Attempt::Verdict(PreciseVerdict::NotFound),

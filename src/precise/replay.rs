@@ -366,6 +366,9 @@ struct Interp<'p, 'o, 'a, 'c> {
     locks: HashMap<LockId, i128>,
     /// The threads whose entry point a registration has made live.
     live: std::collections::BTreeSet<Who>,
+    /// The history's threads (init's second and later threads,
+    /// [`super::history`]) made live, by their index in the trace.
+    live_history: std::collections::BTreeSet<usize>,
     /// What each registration makes live.
     closure: &'c super::liveness::LiveClosure,
     /// Objects created in this run.
@@ -470,6 +473,7 @@ pub fn replay_blamed(
         private_regions,
         locks: HashMap::new(),
         live: if live_at_start { [Who::Init, Who::T1, Who::T2].into_iter().collect() } else { Default::default() },
+        live_history: Default::default(),
         objects: Vec::new(),
         formed: std::collections::HashSet::new(),
         writes: Vec::new(),
@@ -613,7 +617,11 @@ impl Interp<'_, '_, '_, '_> {
                 continue;
             }
             if th.stage == start.first {
-                if start.require_live && !self.live.contains(&start.who) {
+                let live = match start.who {
+                    Who::Init => self.live_at_start || self.live_history.contains(&th.start),
+                    _ => self.live.contains(&start.who),
+                };
+                if start.require_live && !live {
                     self.need = Some(Need::Live(start_name(self.program, &start)));
                     return reject(format!("{} starts before init made the callbacks live", start_name(self.program, &start)));
                 }
@@ -923,7 +931,7 @@ impl Interp<'_, '_, '_, '_> {
                     return reject(format!("{annotation} says this thread holds {name}, which another thread holds"));
                 }
             }
-            Command::MakeLive { targets, assumed, .. } => {
+            Command::MakeLive { function: registrar, targets, assumed, .. } => {
                 let made: Vec<Who> = self
                     .trace
                     .threads
@@ -935,12 +943,19 @@ impl Interp<'_, '_, '_, '_> {
                         // witness must show, super::history).
                         let name = start_name(self.program, start);
                         match self.module_start {
-                            Some(_) => super::liveness::LiveClosure::names(self.program, targets.as_deref(), *assumed, &name),
+                            Some(_) => super::liveness::LiveClosure::names(self.program, registrar, targets.as_deref(), *assumed, &name),
                             None => self.closure.makes_live(targets.as_deref(), *assumed, &name),
                         }
                     })
                     .map(|start| start.who)
                     .collect();
+                // The history's callbacks, one liveness each.
+                for (i, start) in self.trace.threads.iter().enumerate().skip(1).filter(|(_, s)| s.who == Who::Init) {
+                    let name = start_name(self.program, start);
+                    if super::liveness::LiveClosure::names(self.program, registrar, targets.as_deref(), *assumed, &name) {
+                        self.live_history.insert(i);
+                    }
+                }
                 let same = self.names.get(&Who::T1).is_some_and(|n| self.names.get(&Who::T2) == Some(n));
                 if self.start.is_some() && same && made.contains(&Who::T1) && made.contains(&Who::T2) {
                     // A self-pair: each pthread_create starts one thread.

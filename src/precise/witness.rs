@@ -65,14 +65,15 @@ pub struct Witness {
     pub conflict: Option<WitnessStep>,
 }
 
-/// What ran before the pair: init's name, and the history callback's
+/// What ran before the pair: init's name, and each history callback's
 /// first step and name ([`super::history`]).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct Before<'a> {
     /// The init entry point.
     pub init: Option<&'a str>,
-    /// The index of the history callback's first step, and its name.
-    pub history: Option<(usize, &'a str)>,
+    /// The index of each history callback's first step, and its name, in
+    /// order.
+    pub history: Vec<(usize, &'a str)>,
 }
 
 /// Builds the witness of the failing `check` from `model`.
@@ -120,9 +121,9 @@ pub fn build(
         let mut int = |t: TermId| if live.contains(&t) || values.is_constant(t) { values.int(t) } else { None };
         let s = &steps[i];
         let (thread, entry, earlier) = match s.who {
-            Who::Init => match before.history {
-                Some((from, name)) if i >= from => (0, name.to_string(), true),
-                _ => (0, before.init.unwrap_or("init").to_string(), false),
+            Who::Init => match before.history.iter().rev().find(|(from, _)| i >= *from) {
+                Some((_, name)) => (0, name.to_string(), true),
+                None => (0, before.init.unwrap_or("init").to_string(), false),
             },
             Who::T1 => (1, names[0].clone(), false),
             Who::T2 => (2, names[1].clone(), false),

@@ -158,6 +158,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     /// `when="returns-zero"`, only on the path where `value` is 0 (a failed
     /// registration publishes nothing). Returns the call's value.
     fn make_live_after(&mut self, name: String, targets: Option<Vec<String>>, span: Option<crate::diagnostics::Span>, value: Expr) -> Expr {
+        if self.s.models.makes_live.get(&name).is_some_and(|m| matches!(m.makes, crate::models::Makes::Args | crate::models::Makes::Kinds(_))) {
+            self.b.program().arming.insert(name.clone());
+        }
         if !self.s.models.makes_live.get(&name).is_some_and(|m| m.on_zero) {
             self.b.push(Command::MakeLive { function: name, targets, assumed: false, span });
             return value;
