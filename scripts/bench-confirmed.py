@@ -84,7 +84,7 @@ def main():
         wanted = set(args.drivers.split(","))
         drivers = [d for d in drivers if driver_name(d) in wanted]
 
-    rows, confirmed_false, failures = [], [], []
+    rows, confirmed_false, failures, real_unknown = [], [], [], []
     for rel in drivers:
         name = driver_name(rel)
         if not (src / rel).exists():
@@ -111,6 +111,8 @@ def main():
             cls = rule.cls if rule else "unclassified"
             verdict = precise.get("verdict", "unknown")
             counts[(cls, verdict)] += 1
+            if verdict == "unknown" and cls == "real":
+                real_unknown.append((rel, first, second, region, precise.get("reason", "")))
             if verdict == "confirmed" and cls == "false-alarm":
                 confirmed_false.append((rel, first, second, region, rule, witness_text(precise, rel)))
         rows.append((rel, counts, f"{wall:.0f} s"))
@@ -145,6 +147,9 @@ def main():
     for rel, first, second, region, rule, witness in confirmed_false:
         lines.append(f"- {rel}: {first} × {second} on `{region}` ({rule.where()}: {rule.reason[:160]}); witness: {witness}")
         failures.append(f"{rel}: {first} × {second} on {region!r} is confirmed but classified false-alarm")
+    lines += ["", f"Races classified real that the precise phase leaves unknown: **{len(real_unknown)}** (its reason, shortened).", ""]
+    for rel, first, second, region, reason in real_unknown:
+        lines.append(f"- {rel}: {first} × {second} on `{region[:120]}`: {reason[:260]}")
     Path(args.output).write_text("\n".join(lines) + "\n")
     print(f"wrote {args.output}", file=sys.stderr)
     for f in failures:
