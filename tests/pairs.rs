@@ -617,6 +617,9 @@ fn kernel_locks_around_netpoll_mdio_watchdog_and_nfc_digital_commands() {
             ("cl_tg_listen", "cl_in_send", &["nfc-digital-cmd-work"]),
             ("cl_in_send", "cl_in_send", &["nfc-digital-cmd-work"]),
             ("cl_abort", "cl_in_send", KEPT),
+            // abort_cmd only under the NFC device lock: with itself only.
+            ("cl_abort", "cl_abort", &["nfc-digital-abort-device-lock"]),
+            ("cl_abort", "cl_switch_rf", KEPT),
             ("cl_configure", "cl_tg_send", KEPT),
             ("cl_switch_rf", "cl_tg_listen", KEPT),
         ],

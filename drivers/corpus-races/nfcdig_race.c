@@ -89,13 +89,13 @@ static void nfd_abort_cmd(struct nfc_digital_dev *ddev)
 // @expect confirmed nfd_tg_send_cmd nfd_abort_cmd "struct nfd_priv.cb"
 // @expect race nfd_tg_listen nfd_abort_cmd "struct nfd_priv.cb"
 // @expect confirmed nfd_tg_listen nfd_abort_cmd "struct nfd_priv.cb"
-// @expect race nfd_abort_cmd nfd_abort_cmd "struct nfd_priv.cb"
-// @expect confirmed-strict nfd_abort_cmd nfd_abort_cmd "struct nfd_priv.cb"
 /* Only from the device's command work: serialised by the kernel, never paired. */
 // @expect proven nfd_in_send_cmd nfd_tg_send_cmd
 // @expect proven nfd_in_send_cmd nfd_tg_listen
 // @expect proven nfd_tg_send_cmd nfd_tg_listen
 // @expect proven nfd_in_send_cmd nfd_in_send_cmd
+/* abort_cmd only under the NFC device lock (rule nfc-digital-abort-device-lock): never paired with itself. */
+// @expect proven nfd_abort_cmd nfd_abort_cmd
 
 static const struct nfc_digital_ops nfd_ops = {
 	.in_configure_hw	= nfd_configure_hw,
