@@ -24,8 +24,10 @@
 //! function called from one, counts as many). A rule's `unless-reaches`
 //! exempts an entry point whose lowered code reaches one of the functions
 //! or macros it names ([`reach_exemptions`]): it matches neither set of
-//! that rule, so its pairs stay; without the lowered code every entry point
-//! is taken to be exempt ([`classify_pairs`]).
+//! that rule, so its pairs stay; a rule's `unless-called` voids it for a
+//! driver that calls or registers one of the kernel functions it names
+//! ([`exemptions`]); without the lowered code every entry point is taken
+//! to be exempt from such rules ([`classify_pairs`]).
 //!
 //! Cost: one pass over the origins per rule and entry point, then a constant
 //! check per rule and pair; pairs are quadratic in the entry points anyway.
@@ -88,9 +90,10 @@ pub fn candidate_pairs(driver: &DriverEntryPoints, models: &KernelModels, exempt
 /// Every unordered pair of `driver`'s entry points, self-pairs included,
 /// split into those `rules` remove and those they keep, without the
 /// lowered code: every entry point is taken to reach what a rule's
-/// `unless-reaches` names (such a rule removes nothing here).
+/// `unless-reaches` names, and the driver to call what its `unless-called`
+/// names (such a rule removes nothing here).
 pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationRule]) -> Pairs<'r> {
-    classify_pairs_exempt(driver, rules, &|_, r| !r.unless_reaches.is_empty())
+    classify_pairs_exempt(driver, rules, &|_, r| !r.unless_reaches.is_empty() || (r.relation != Relation::None && !r.unless_called.is_empty()))
 }
 
 /// The exemptions of `unless-reaches` from the lowered program: an entry
@@ -106,6 +109,22 @@ pub fn reach_exemptions(driver: &DriverEntryPoints, program: &crate::ir::Program
         !rule.unless_reaches.is_empty()
             && reached.get(i).is_none_or(|m| m.as_ref().is_none_or(|m| rule.unless_reaches.iter().any(|x| m.contains(x))))
     }
+}
+
+/// The exemptions of a rule's `unless-reaches` ([`reach_exemptions`]) and,
+/// for the rules that remove pairs, of its `unless-called`: a driver that
+/// calls or registers one of those kernel functions (`used`) gets no pair
+/// removed by the rule, every entry point being exempt from it.
+pub fn exemptions(
+    driver: &DriverEntryPoints,
+    rules: &[SerialisationRule],
+    program: &crate::ir::Program,
+    used: &dyn Fn(&String) -> bool,
+) -> impl Fn(usize, &SerialisationRule) -> bool + use<> {
+    let reach = reach_exemptions(driver, program);
+    let void: HashSet<String> =
+        rules.iter().filter(|r| r.relation != Relation::None && r.unless_called.iter().any(used)).map(|r| r.name.clone()).collect();
+    move |i: usize, rule: &SerialisationRule| void.contains(&rule.name) || reach(i, rule)
 }
 
 /// [`classify_pairs`] with the exemptions `exempt`.

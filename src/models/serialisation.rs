@@ -29,8 +29,9 @@
 //! entry point matching the `<select>` set, and with `max-registrations="N"`
 //! only when the entry point has at most N registrations (origins); `none`:
 //! no pair, the rule only gives the selected entry points the pseudo lock of
-//! its `holds-lock`, and `unless-called="f g"` voids it for a driver that
-//! calls or registers one of those (unmodelled) kernel functions.
+//! its `holds-lock`. `unless-called="f g"` (any relation) voids a rule for
+//! a driver that calls or registers one of those (unmodelled) kernel
+//! functions.
 //! `unless-reaches="f m"` (for the relations that remove pairs) exempts
 //! an entry point from the rule when its code reaches (directly or through
 //! the driver's functions, as lowered) a call of the function `f` or a use
@@ -202,8 +203,9 @@ pub struct SerialisationRule {
     /// Kernel functions that void the rule for a driver calling or
     /// registering any of them (`unless-called="pm_runtime_force_suspend"`):
     /// they call the selected callbacks outside the mechanism the rule
-    /// relies on. Only for `pairs="none"`, and only functions without a
-    /// model (the lowering records exactly those it meets).
+    /// relies on. A `none` rule then gives no pseudo lock, another rule
+    /// removes no pair. Only functions without a model (the lowering
+    /// records exactly those it meets).
     pub unless_called: Vec<String>,
     /// Kernel functions and macros whose use exempts an entry point from
     /// the rule (`unless-reaches="try_to_freeze wait_event_freezable"`):
@@ -334,12 +336,8 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         _ => {}
     }
     let unless_called: Vec<String> = r.unless_called.as_deref().unwrap_or("").split_whitespace().map(String::from).collect();
-    match (relation, r.holds_lock.is_some(), unless_called.is_empty()) {
-        (Relation::None, false, _) => return Err(format!("{context}: pairs=\"none\" removes no pair, so it needs holds-lock")),
-        (Relation::Both | Relation::Between | Relation::SelfPair, _, false) => {
-            return Err(format!("{context}: unless-called is only for pairs=\"none\""));
-        }
-        _ => {}
+    if relation == Relation::None && r.holds_lock.is_none() {
+        return Err(format!("{context}: pairs=\"none\" removes no pair, so it needs holds-lock"));
     }
     let unless_reaches: Vec<String> = r.unless_reaches.as_deref().unwrap_or("").split_whitespace().map(String::from).collect();
     if relation == Relation::None && !unless_reaches.is_empty() {

@@ -108,7 +108,7 @@ pub fn pairs_and_held_in(
     // them by name.
     let index: std::collections::HashMap<&str, usize> =
         program.entry_points.values().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
-    let exempt = crate::analyses::pairs::reach_exemptions(entry_points, program);
+    let exempt = crate::analyses::pairs::exemptions(entry_points, &session.models.serialisation, program, &used);
     let pairs: Vec<Pair> = candidate_pairs(entry_points, &session.models, &exempt)
         .into_iter()
         .filter_map(|p| {
