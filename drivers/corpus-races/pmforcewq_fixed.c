@@ -129,8 +129,6 @@ static int pfw_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ndev->netdev_ops = &pfw_netdev_ops;
 	SET_NETDEV_DEV(ndev, &pdev->dev);
 	eth_hw_addr_random(ndev);
-	/* Drop the usage count the PCI core took for probe (local_pci_probe). */
-	pm_runtime_put(&pdev->dev);
 	ret = register_netdev(ndev);
 	if (ret)
 		return ret;

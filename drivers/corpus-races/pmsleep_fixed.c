@@ -88,6 +88,8 @@ static void pms_shutdown(struct pci_dev *pdev)
 // @expect proven pms_resume pms_runtime_suspend
 // @expect proven pms_shutdown pms_runtime_suspend
 // @expect proven pms_shutdown pms_runtime_resume
+// @expect proven pms_remove pms_runtime_suspend
+// @expect proven pms_remove pms_runtime_resume
 // @expect proven pms_runtime_suspend pms_runtime_resume
 // @expect proven pms_suspend pms_resume
 // @expect proven pms_suspend pms_shutdown
@@ -143,9 +145,16 @@ static int pms_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ndev->netdev_ops = &pms_netdev_ops;
 	SET_NETDEV_DEV(ndev, &pdev->dev);
 	eth_hw_addr_random(ndev);
-	/* Drop the usage count the PCI core took for probe (local_pci_probe). */
-	pm_runtime_put(&pdev->dev);
+	pci_set_drvdata(pdev, ndev);
 	return register_netdev(ndev);
+}
+
+// @expect entry-point pms_remove remove pci_driver.remove
+static void pms_remove(struct pci_dev *pdev)
+{
+	unregister_netdev(pci_get_drvdata(pdev));
+	pms.mode = PMS_OFF;
+	iowrite32(PMS_OFF, pms.base + PMS_CTRL);
 }
 
 static const struct pci_device_id pms_ids[] = {
@@ -158,6 +167,7 @@ static struct pci_driver pms_driver = {
 	.name		= "pmsleep",
 	.id_table	= pms_ids,
 	.probe		= pms_probe,
+	.remove		= pms_remove,
 	.shutdown	= pms_shutdown,
 	.driver.pm	= pm_ptr(&pms_pm_ops),
 };
