@@ -85,8 +85,9 @@ pub fn check_file_precise_verdicts(
 /// The pairs to check (indexing the lowered program's entry points) and
 /// the kernel pseudo locks each entry point runs holding, for a file's
 /// extracted entry points and lowered program. A rule's `unless-called`
-/// voids its pseudo lock when the driver calls (in code the lowering
-/// reached) or registers one of the functions it names.
+/// voids its pseudo lock, or the pairs it removes, when the driver calls
+/// (in code the lowering reached) or registers one of the functions it
+/// names.
 pub fn pairs_and_held(
     session: &Session,
     entry_points: &crate::frontend::entry_points::DriverEntryPoints,
