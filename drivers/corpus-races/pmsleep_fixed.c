@@ -4,7 +4,9 @@
  * runtime-PM, system-sleep and shutdown callbacks.
  *
  * Fixed twin of pmsleep_race.c (case: runtime PM against system sleep and
- * shutdown): runtime_resume, suspend and resume take the driver's mutex;
+ * shutdown): with DPM_FLAG_SMART_SUSPEND the PCI bus may leave the device
+ * runtime-suspended during suspend and resume (rule pci-sleep-runtime-active
+ * does not hold), so runtime_resume, suspend and resume take the driver's mutex;
  * runtime_suspend and shutdown need none, since the kernel never runs
  * runtime_suspend during the system-sleep callbacks or shutdown (rule
  * runtime-suspend-blocked-in-sleep) nor runtime_resume during a PCI
@@ -142,6 +144,8 @@ static int pms_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (IS_ERR(pms.base))
 		return PTR_ERR(pms.base);
 	pms.mode = PMS_ON;
+	/* The sleep callbacks cope with a runtime-suspended device. */
+	dev_pm_set_driver_flags(&pdev->dev, DPM_FLAG_SMART_SUSPEND);
 	ndev->netdev_ops = &pms_netdev_ops;
 	SET_NETDEV_DEV(ndev, &pdev->dev);
 	eth_hw_addr_random(ndev);

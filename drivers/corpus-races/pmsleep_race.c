@@ -12,9 +12,11 @@
  * runtime-suspend-blocked-in-sleep); pci_device_shutdown runtime-resumes
  * the device before shutdown, so runtime_resume never overlaps it (rule
  * pci-shutdown-runtime-active), and pci_device_remove does both before
- * remove (rule pci-remove-runtime-pm). But nothing keeps runtime_resume out of
- * suspend and resume: a device the bus leaves runtime-suspended may be
- * resumed by another thread while they run, so those pairs race.
+ * remove (rule pci-remove-runtime-pm). But the driver sets
+ * DPM_FLAG_SMART_SUSPEND, so pci_pm_suspend may leave the device
+ * runtime-suspended (rule pci-sleep-runtime-active does not hold, its
+ * unless-called), and another thread may runtime-resume it while suspend or
+ * resume runs: those pairs race.
  * Fixed twin: pmsleep_fixed.c.
  */
 #include <linux/module.h>
@@ -142,6 +144,8 @@ static int pms_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (IS_ERR(pms.base))
 		return PTR_ERR(pms.base);
 	pms.mode = PMS_ON;
+	/* The sleep callbacks cope with a runtime-suspended device. */
+	dev_pm_set_driver_flags(&pdev->dev, DPM_FLAG_SMART_SUSPEND);
 	ndev->netdev_ops = &pms_netdev_ops;
 	SET_NETDEV_DEV(ndev, &pdev->dev);
 	eth_hw_addr_random(ndev);

@@ -122,6 +122,10 @@ pub fn exemptions(
     used: &dyn Fn(&String) -> bool,
 ) -> impl Fn(usize, &SerialisationRule) -> bool + use<> {
     let reach = reach_exemptions(driver, program);
+    // A function the file calls by name counts too: a static inline
+    // function of a header (`dev_pm_set_driver_flags`) is lowered, not
+    // recorded as an external call.
+    let used = |f: &String| used(f) || driver.called_directly.contains(f);
     let void: HashSet<String> =
         rules.iter().filter(|r| r.relation != Relation::None && r.unless_called.iter().any(used)).map(|r| r.name.clone()).collect();
     move |i: usize, rule: &SerialisationRule| void.contains(&rule.name) || reach(i, rule)
@@ -132,7 +136,8 @@ pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [Seriali
     let eps = &driver.entry_points;
     // Per rule and entry point: matches the selected set, the partner set
     // (an exempt entry point matches neither).
-    let matching = |r: &SerialisationRule, i: usize, set: &[Selector]| matches_set(&eps[i], set) && !exempt(i, r);
+    let matching =
+        |r: &SerialisationRule, i: usize, set: &[Selector]| matches_set(&eps[i], set) && !exempt(i, r) && pm_ops_on_bus(r, &eps[i], driver);
     let selected: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.selected)).collect()).collect();
     let partners: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.partners)).collect()).collect();
     let mut out = Pairs::default();
@@ -168,6 +173,17 @@ pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [Seriali
         }
     }
     out
+}
+
+/// Whether a rule's `pm-ops-bus` admits `entry`: every origin of it stored
+/// in a `dev_pm_ops` is in a structure only a `struct pci_driver` of the
+/// file refers to (the only bus the attribute names).
+fn pm_ops_on_bus(rule: &SerialisationRule, entry: &EntryPoint, driver: &DriverEntryPoints) -> bool {
+    rule.pm_ops_bus.is_none()
+        || entry.origins.iter().all(|o| match &o.via {
+            Via::Field { record, .. } if record == "dev_pm_ops" => o.holder.as_ref().is_some_and(|h| driver.pci_pm_ops.contains(h)),
+            _ => true,
+        })
 }
 
 /// Whether the work items of `a` and `b` are all queued on one ordered
@@ -292,6 +308,7 @@ mod tests {
             unless_called: Vec::new(),
             unless_reaches: Vec::new(),
             same_ordered_workqueue: false,
+            pm_ops_bus: None,
             kernel: "6.12".into(),
             reason: "test".into(),
         }

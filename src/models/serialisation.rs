@@ -32,6 +32,9 @@
 //! its `holds-lock`. `unless-called="f g"` (any relation) voids a rule for
 //! a driver that calls or registers one of those (unmodelled) kernel
 //! functions.
+//! `pm-ops-bus="pci"` restricts the entry points registered in a
+//! `dev_pm_ops` to those whose structure only a `struct pci_driver` of the
+//! file refers to (src/frontend/pm_ops.rs).
 //! `unless-reaches="f m"` (for the relations that remove pairs) exempts
 //! an entry point from the rule when its code reaches (directly or through
 //! the driver's functions, as lowered) a call of the function `f` or a use
@@ -218,6 +221,11 @@ pub struct SerialisationRule {
     /// and nowhere else (`DriverEntryPoints::ordered_work`,
     /// src/frontend/workqueues.rs).
     pub same_ordered_workqueue: bool,
+    /// `pm-ops-bus="pci"`: an entry point registered in a `dev_pm_ops`
+    /// matches only when that structure is one only a `struct pci_driver`
+    /// of the file refers to (`DriverEntryPoints::pci_pm_ops`,
+    /// src/frontend/pm_ops.rs): the PCI bus's own sleep callbacks call it.
+    pub pm_ops_bus: Option<String>,
     /// The kernel version the rule was checked against.
     pub kernel: String,
     /// The kernel mechanism and where the kernel guarantees it.
@@ -246,6 +254,8 @@ pub(super) struct SerialisedXml {
     unless_reaches: Option<String>,
     #[serde(rename = "@same-ordered-workqueue", default)]
     same_ordered_workqueue: bool,
+    #[serde(rename = "@pm-ops-bus")]
+    pm_ops_bus: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
     #[serde(rename = "select", default)]
@@ -353,6 +363,9 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
     if r.same_ordered_workqueue && relation != Relation::Both {
         return Err(format!("{context}: same-ordered-workqueue is only for pairs=\"both\""));
     }
+    if let Some(bus) = r.pm_ops_bus.as_deref().filter(|b| *b != "pci") {
+        return Err(format!("{context}: pm-ops-bus `{bus}` is not known (expected pci)"));
+    }
     let selected = r.selected.into_iter().map(|s| selector(&context, "select", s)).collect::<Result<Vec<_>, _>>()?;
     let partners = r.partners.into_iter().map(|s| selector(&context, "with", s)).collect::<Result<Vec<_>, _>>()?;
     Ok(SerialisationRule {
@@ -366,6 +379,7 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         unless_called,
         unless_reaches,
         same_ordered_workqueue: r.same_ordered_workqueue,
+        pm_ops_bus: r.pm_ops_bus,
         kernel: r.kernel,
         reason: r.reason,
     })
