@@ -800,6 +800,18 @@ fn a_well_formed_rule_loads() {
 }
 
 #[test]
+fn unless_called_loads_for_a_pair_rule() {
+    let m = load_with(
+        r#"<serialised name="t" pairs="between" scope="device" kernel="6.12" unless-called="pm_runtime_force_suspend" reason="r">
+             <select origin="dev_pm_ops.runtime_suspend"/><with origin="dev_pm_ops.suspend"/>
+           </serialised>"#,
+    )
+    .unwrap();
+    let r = &m.serialisation[0];
+    assert_eq!((r.relation, r.unless_called.clone()), (Relation::Between, vec!["pm_runtime_force_suspend".to_string()]));
+}
+
+#[test]
 fn malformed_rules_are_rejected_with_a_clear_message() {
     let head = r#"name="r" kernel="6.12""#;
     let cases: Vec<(String, &str)> = vec![
@@ -808,7 +820,6 @@ fn malformed_rules_are_rejected_with_a_clear_message() {
         (r#"<serialised name="r" pairs="both" scope="global" reason="x"><select kind="irq"/></serialised>"#.into(), "missing field `@kernel`"),
         (format!(r#"<serialised {head} pairs="often" scope="global" reason="x"><select kind="irq"/></serialised>"#), "unknown pairs `often` (expected one of both, between, self, none)"),
         (format!(r#"<serialised {head} pairs="none" scope="device" reason="x"><select kind="irq"/></serialised>"#), "pairs=\"none\" removes no pair, so it needs holds-lock"),
-        (format!(r#"<serialised {head} pairs="both" scope="device" unless-called="f" reason="x"><select kind="irq"/></serialised>"#), "unless-called is only for pairs=\"none\""),
         (
             format!(r#"<serialised {head} pairs="none" scope="device" holds-lock="rtnl" unless-reaches="f" reason="x"><select kind="irq"/></serialised>"#),
             "unless-reaches exempts entry points from removed pairs",

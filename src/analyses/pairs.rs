@@ -24,8 +24,10 @@
 //! function called from one, counts as many). A rule's `unless-reaches`
 //! exempts an entry point whose lowered code reaches one of the functions
 //! or macros it names ([`reach_exemptions`]): it matches neither set of
-//! that rule, so its pairs stay; without the lowered code every entry point
-//! is taken to be exempt ([`classify_pairs`]).
+//! that rule, so its pairs stay; a rule's `unless-called` voids it for a
+//! driver that calls or registers one of the kernel functions it names
+//! ([`exemptions`]); without the lowered code every entry point is taken
+//! to be exempt from such rules ([`classify_pairs`]).
 //!
 //! Cost: one pass over the origins per rule and entry point, then a constant
 //! check per rule and pair; pairs are quadratic in the entry points anyway.
@@ -88,9 +90,10 @@ pub fn candidate_pairs(driver: &DriverEntryPoints, models: &KernelModels, exempt
 /// Every unordered pair of `driver`'s entry points, self-pairs included,
 /// split into those `rules` remove and those they keep, without the
 /// lowered code: every entry point is taken to reach what a rule's
-/// `unless-reaches` names (such a rule removes nothing here).
+/// `unless-reaches` names, and the driver to call what its `unless-called`
+/// names (such a rule removes nothing here).
 pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationRule]) -> Pairs<'r> {
-    classify_pairs_exempt(driver, rules, &|_, r| !r.unless_reaches.is_empty())
+    classify_pairs_exempt(driver, rules, &|_, r| !r.unless_reaches.is_empty() || (r.relation != Relation::None && !r.unless_called.is_empty()))
 }
 
 /// The exemptions of `unless-reaches` from the lowered program: an entry
@@ -108,12 +111,33 @@ pub fn reach_exemptions(driver: &DriverEntryPoints, program: &crate::ir::Program
     }
 }
 
+/// The exemptions of a rule's `unless-reaches` ([`reach_exemptions`]) and,
+/// for the rules that remove pairs, of its `unless-called`: a driver that
+/// calls or registers one of those kernel functions (`used`) gets no pair
+/// removed by the rule, every entry point being exempt from it.
+pub fn exemptions(
+    driver: &DriverEntryPoints,
+    rules: &[SerialisationRule],
+    program: &crate::ir::Program,
+    used: &dyn Fn(&String) -> bool,
+) -> impl Fn(usize, &SerialisationRule) -> bool + use<> {
+    let reach = reach_exemptions(driver, program);
+    // A function the file calls by name counts too: a static inline
+    // function of a header (`dev_pm_set_driver_flags`) is lowered, not
+    // recorded as an external call.
+    let used = |f: &String| used(f) || driver.called_directly.contains(f);
+    let void: HashSet<String> =
+        rules.iter().filter(|r| r.relation != Relation::None && r.unless_called.iter().any(used)).map(|r| r.name.clone()).collect();
+    move |i: usize, rule: &SerialisationRule| void.contains(&rule.name) || reach(i, rule)
+}
+
 /// [`classify_pairs`] with the exemptions `exempt`.
 pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationRule], exempt: &Exempt<'_>) -> Pairs<'r> {
     let eps = &driver.entry_points;
     // Per rule and entry point: matches the selected set, the partner set
     // (an exempt entry point matches neither).
-    let matching = |r: &SerialisationRule, i: usize, set: &[Selector]| matches_set(&eps[i], set) && !exempt(i, r);
+    let matching =
+        |r: &SerialisationRule, i: usize, set: &[Selector]| matches_set(&eps[i], set) && !exempt(i, r) && pm_ops_on_bus(r, &eps[i], driver);
     let selected: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.selected)).collect()).collect();
     let partners: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.partners)).collect()).collect();
     let mut out = Pairs::default();
@@ -149,6 +173,17 @@ pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [Seriali
         }
     }
     out
+}
+
+/// Whether a rule's `pm-ops-bus` admits `entry`: every origin of it stored
+/// in a `dev_pm_ops` is in a structure only a `struct pci_driver` of the
+/// file refers to (the only bus the attribute names).
+fn pm_ops_on_bus(rule: &SerialisationRule, entry: &EntryPoint, driver: &DriverEntryPoints) -> bool {
+    rule.pm_ops_bus.is_none()
+        || entry.origins.iter().all(|o| match &o.via {
+            Via::Field { record, .. } if record == "dev_pm_ops" => o.holder.as_ref().is_some_and(|h| driver.pci_pm_ops.contains(h)),
+            _ => true,
+        })
 }
 
 /// Whether the work items of `a` and `b` are all queued on one ordered
@@ -273,6 +308,7 @@ mod tests {
             unless_called: Vec::new(),
             unless_reaches: Vec::new(),
             same_ordered_workqueue: false,
+            pm_ops_bus: None,
             kernel: "6.12".into(),
             reason: "test".into(),
         }

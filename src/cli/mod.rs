@@ -25,7 +25,7 @@ pub use args::{Cli, Command};
 // names stay reachable here for the tests and tools that use them.
 pub use crate::pipeline::check::{check_file, check_file_precise_verdicts, check_file_verdicts, pairs_and_held};
 
-use crate::analyses::pairs::{classify_pairs, classify_pairs_exempt, reach_exemptions};
+use crate::analyses::pairs::{classify_pairs, classify_pairs_exempt, exemptions};
 use crate::diagnostics::{FileError, render_file_error};
 use crate::frontend::flags::FlagSource;
 use crate::models::KernelModels;
@@ -182,13 +182,20 @@ fn run_pairs(input: &InputArgs, as_xml: bool, verbose: bool) -> Exit {
     let (files, errors) = session.inputs(&input.paths);
     let results = session.entry_points(&files);
     let rules = &session.models.serialisation;
-    // A rule's `unless-reaches` needs the lowered code: the file is lowered
-    // alone for it, and a file that does not lower gets no such rule.
-    let reaching = rules.iter().any(|r| !r.unless_reaches.is_empty());
+    // A rule's `unless-reaches` and a pair rule's `unless-called` need the
+    // lowered code: the file is lowered alone for them, and a file that does
+    // not lower gets no such rule.
+    let reaching = rules
+        .iter()
+        .any(|r| !r.unless_reaches.is_empty() || (r.relation != crate::models::Relation::None && !r.unless_called.is_empty()));
     let classify = |r: &FileResult, d: &crate::frontend::entry_points::DriverEntryPoints| {
         let lowered = reaching.then(|| session.lower(&r.file, crate::frontend::lower::Roots::EntryPoints).ok()).flatten();
         match lowered {
-            Some((_, lowered, _)) => classify_pairs_exempt(d, rules, &reach_exemptions(d, &lowered.program)),
+            Some((_, lowered, _)) => {
+                let external = &lowered.stats.external_functions;
+                let used = |f: &String| external.contains(f) || d.externals.iter().any(|x| &x.function == f);
+                classify_pairs_exempt(d, rules, &exemptions(d, rules, &lowered.program, &used))
+            }
             None => classify_pairs(d, rules),
         }
     };

@@ -120,6 +120,7 @@ pub fn merge(parts: Vec<DriverEntryPoints>, definitions: &Definitions<'_>) -> Dr
         }
     };
     let mut sealed = BTreeSet::new();
+    let pci_pm_ops = merged_pci_pm_ops(&parts);
     for (index, part) in parts.into_iter().enumerate() {
         for mut ep in part.entry_points {
             let unit_name = definitions.name_in(index, &ep.function);
@@ -155,6 +156,7 @@ pub fn merge(parts: Vec<DriverEntryPoints>, definitions: &Definitions<'_>) -> Dr
         out.called_directly.extend(part.called_directly);
     }
     out.sealed = sealed;
+    out.pci_pm_ops = pci_pm_ops;
     out.entry_points.sort_by(|a, b| (&a.span, &a.function).cmp(&(&b.span, &b.function)));
     let probes: Vec<usize> =
         (0..out.entry_points.len()).filter(|&i| out.entry_points[i].origins.iter().any(|o| o.kind == EntryKind::Probe)).collect();
@@ -170,4 +172,28 @@ fn span_of(c: Cursor<'_>) -> crate::diagnostics::Span {
     let loc = c.location();
     let file = loc.file.map(|f| std::sync::Arc::from(f.as_path())).unwrap_or_else(|| std::sync::Arc::from(std::path::Path::new("")));
     crate::diagnostics::Span { file, line: loc.line, column: loc.column }
+}
+
+/// The PCI drivers' `dev_pm_ops` of a unit (src/frontend/pm_ops.rs): a
+/// name one file found only in `struct pci_driver` initializers, unless
+/// another file holds `dev_pm_ops` callbacks in a variable of the same name
+/// that it did not find so (each is `static`, so only its own file can
+/// refer to it, but two files may use one name).
+fn merged_pci_pm_ops(parts: &[DriverEntryPoints]) -> BTreeSet<String> {
+    let holders = |part: &DriverEntryPoints| -> BTreeSet<String> {
+        let origins = part.entry_points.iter().flat_map(|e| e.origins.iter()).chain(part.externals.iter().map(|x| &x.origin));
+        origins
+            .filter(|o| matches!(&o.via, crate::frontend::entry_points::Via::Field { record, .. } if record == "dev_pm_ops"))
+            .filter_map(|o| o.holder.clone())
+            .collect()
+    };
+    let mut out: BTreeSet<String> = parts.iter().flat_map(|p| p.pci_pm_ops.iter().cloned()).collect();
+    for part in parts {
+        for name in holders(part) {
+            if !part.pci_pm_ops.contains(&name) {
+                out.remove(&name);
+            }
+        }
+    }
+    out
 }

@@ -200,6 +200,11 @@ pub struct DriverEntryPoints {
     /// that queue ([`super::workqueues`]), named as [`Origin`] names a
     /// work item (`object`, else `holder`).
     pub ordered_work: BTreeMap<String, String>,
+    /// The `dev_pm_ops` variables (as [`Origin::holder`] names them) that
+    /// only a `struct pci_driver` of the file refers to ([`super::pm_ops`];
+    /// for a module, src/frontend/compose.rs `merged_pci_pm_ops`),
+    /// for the rules with `pm-ops-bus="pci"`.
+    pub pci_pm_ops: std::collections::BTreeSet<String>,
 }
 
 /// One registration call (see [`DriverEntryPoints::registration_sites`]).
@@ -340,6 +345,7 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
     let mut found = walk.finish();
     found.sealed = super::sealed::sealed(tu, models, &found.entry_points);
     found.ordered_work = super::workqueues::ordered_work(tu, models);
+    found.pci_pm_ops = super::pm_ops::pci_pm_ops(tu);
     found
 }
 
@@ -668,6 +674,7 @@ impl<'t> Walk<'_, 't> {
             called_directly: std::mem::take(&mut self.called),
             sealed: Default::default(),
             ordered_work: BTreeMap::new(),
+            pci_pm_ops: Default::default(),
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod kbuild_flags;
 pub mod kbuild_module;
 pub mod lower;
 pub mod parse;
+pub mod pm_ops;
 pub mod registered;
 pub mod sealed;
 pub mod units;

@@ -29,8 +29,12 @@
 //! entry point matching the `<select>` set, and with `max-registrations="N"`
 //! only when the entry point has at most N registrations (origins); `none`:
 //! no pair, the rule only gives the selected entry points the pseudo lock of
-//! its `holds-lock`, and `unless-called="f g"` voids it for a driver that
-//! calls or registers one of those (unmodelled) kernel functions.
+//! its `holds-lock`. `unless-called="f g"` (any relation) voids a rule for
+//! a driver that calls or registers one of those (unmodelled) kernel
+//! functions.
+//! `pm-ops-bus="pci"` restricts the entry points registered in a
+//! `dev_pm_ops` to those whose structure only a `struct pci_driver` of the
+//! file refers to (src/frontend/pm_ops.rs).
 //! `unless-reaches="f m"` (for the relations that remove pairs) exempts
 //! an entry point from the rule when its code reaches (directly or through
 //! the driver's functions, as lowered) a call of the function `f` or a use
@@ -202,8 +206,9 @@ pub struct SerialisationRule {
     /// Kernel functions that void the rule for a driver calling or
     /// registering any of them (`unless-called="pm_runtime_force_suspend"`):
     /// they call the selected callbacks outside the mechanism the rule
-    /// relies on. Only for `pairs="none"`, and only functions without a
-    /// model (the lowering records exactly those it meets).
+    /// relies on. A `none` rule then gives no pseudo lock, another rule
+    /// removes no pair. Only functions without a model (the lowering
+    /// records exactly those it meets).
     pub unless_called: Vec<String>,
     /// Kernel functions and macros whose use exempts an entry point from
     /// the rule (`unless-reaches="try_to_freeze wait_event_freezable"`):
@@ -216,6 +221,11 @@ pub struct SerialisationRule {
     /// and nowhere else (`DriverEntryPoints::ordered_work`,
     /// src/frontend/workqueues.rs).
     pub same_ordered_workqueue: bool,
+    /// `pm-ops-bus="pci"`: an entry point registered in a `dev_pm_ops`
+    /// matches only when that structure is one only a `struct pci_driver`
+    /// of the file refers to (`DriverEntryPoints::pci_pm_ops`,
+    /// src/frontend/pm_ops.rs): the PCI bus's own sleep callbacks call it.
+    pub pm_ops_bus: Option<String>,
     /// The kernel version the rule was checked against.
     pub kernel: String,
     /// The kernel mechanism and where the kernel guarantees it.
@@ -244,6 +254,8 @@ pub(super) struct SerialisedXml {
     unless_reaches: Option<String>,
     #[serde(rename = "@same-ordered-workqueue", default)]
     same_ordered_workqueue: bool,
+    #[serde(rename = "@pm-ops-bus")]
+    pm_ops_bus: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
     #[serde(rename = "select", default)]
@@ -334,12 +346,8 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         _ => {}
     }
     let unless_called: Vec<String> = r.unless_called.as_deref().unwrap_or("").split_whitespace().map(String::from).collect();
-    match (relation, r.holds_lock.is_some(), unless_called.is_empty()) {
-        (Relation::None, false, _) => return Err(format!("{context}: pairs=\"none\" removes no pair, so it needs holds-lock")),
-        (Relation::Both | Relation::Between | Relation::SelfPair, _, false) => {
-            return Err(format!("{context}: unless-called is only for pairs=\"none\""));
-        }
-        _ => {}
+    if relation == Relation::None && r.holds_lock.is_none() {
+        return Err(format!("{context}: pairs=\"none\" removes no pair, so it needs holds-lock"));
     }
     let unless_reaches: Vec<String> = r.unless_reaches.as_deref().unwrap_or("").split_whitespace().map(String::from).collect();
     if relation == Relation::None && !unless_reaches.is_empty() {
@@ -355,6 +363,9 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
     if r.same_ordered_workqueue && relation != Relation::Both {
         return Err(format!("{context}: same-ordered-workqueue is only for pairs=\"both\""));
     }
+    if let Some(bus) = r.pm_ops_bus.as_deref().filter(|b| *b != "pci") {
+        return Err(format!("{context}: pm-ops-bus `{bus}` is not known (expected pci)"));
+    }
     let selected = r.selected.into_iter().map(|s| selector(&context, "select", s)).collect::<Result<Vec<_>, _>>()?;
     let partners = r.partners.into_iter().map(|s| selector(&context, "with", s)).collect::<Result<Vec<_>, _>>()?;
     Ok(SerialisationRule {
@@ -368,6 +379,7 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         unless_called,
         unless_reaches,
         same_ordered_workqueue: r.same_ordered_workqueue,
+        pm_ops_bus: r.pm_ops_bus,
         kernel: r.kernel,
         reason: r.reason,
     })

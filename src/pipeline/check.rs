@@ -85,8 +85,9 @@ pub fn check_file_precise_verdicts(
 /// The pairs to check (indexing the lowered program's entry points) and
 /// the kernel pseudo locks each entry point runs holding, for a file's
 /// extracted entry points and lowered program. A rule's `unless-called`
-/// voids its pseudo lock when the driver calls (in code the lowering
-/// reached) or registers one of the functions it names.
+/// voids its pseudo lock, or the pairs it removes, when the driver calls
+/// (in code the lowering reached) or registers one of the functions it
+/// names.
 pub fn pairs_and_held(
     session: &Session,
     entry_points: &crate::frontend::entry_points::DriverEntryPoints,
@@ -108,7 +109,7 @@ pub fn pairs_and_held_in(
     // them by name.
     let index: std::collections::HashMap<&str, usize> =
         program.entry_points.values().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect();
-    let exempt = crate::analyses::pairs::reach_exemptions(entry_points, program);
+    let exempt = crate::analyses::pairs::exemptions(entry_points, &session.models.serialisation, program, &used);
     let pairs: Vec<Pair> = candidate_pairs(entry_points, &session.models, &exempt)
         .into_iter()
         .filter_map(|p| {

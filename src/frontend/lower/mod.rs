@@ -219,7 +219,7 @@ pub fn lower_unit<'t>(
     // lockset phase: kept by the serialisation rules, not both holding
     // one pseudo lock), for what can re-arm a quiesced callback.
     let used = |f: &String| stats.external_functions.contains(f) || entry_points.externals.iter().any(|x| &x.function == f);
-    let exempt = crate::analyses::pairs::reach_exemptions(entry_points, &program);
+    let exempt = crate::analyses::pairs::exemptions(entry_points, &models.serialisation, &program, &used);
     let together = crate::analyses::pairs::concurrent_names(entry_points, models, &used, &exempt);
     let names: Vec<String> = program.entry_points.values().map(|e| e.name.clone()).collect();
     crate::analyses::quiesce::resolve_with(&mut program, &|a, b| together.contains(&(names[a].clone(), names[b].clone())));
