@@ -66,7 +66,7 @@ fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(
         let mut claim = Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: false, program_start: false };
         let real = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim.clone(), &Default::default());
         doctor(&mut trace, &mut claim);
-        let doctored = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default(), None);
+        let doctored = replay(program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default());
         Some((real, doctored))
     })
 }
