@@ -541,19 +541,6 @@ impl Setup<'_> {
                 }
             }
         }
-        // A pair that started from arbitrary memory with every callback
-        // live, because init did not run within the bounds, shows no run
-        // the kernel makes: its witnesses confirm nothing.
-        if self.init.is_some() && !in_pair && !self.init_fits {
-            let name = self.init.map(|p| program.procedures[p].name.as_str()).unwrap_or("init");
-            for (_, v) in regions.iter_mut() {
-                if matches!(v, PreciseVerdict::Confirmed(_)) {
-                    *v = PreciseVerdict::Unknown(format!(
-                        "a witness was found, but {name} reached a bound, so the pair started from arbitrary memory with every callback live instead of from what {name} leaves: the witness is not shown to be a run the kernel makes"
-                    ));
-                }
-            }
-        }
         hits.sort();
         hits.dedup();
         let hits: Vec<String> = hits.iter().map(|h| h.to_string()).collect();
