@@ -78,8 +78,8 @@ pub enum Hit {
     /// A construct the lowering skipped or cannot express.
     Unsupported(String, Option<(String, u32)>),
     /// Init reached a bound, so the pair started from arbitrary memory
-    /// instead of from what init leaves.
-    InitSkipped(String),
+    /// instead of from what init leaves: init and the bounds it reached.
+    InitSkipped(String, Vec<String>),
     /// A call the models say nothing of (an unknown function, an
     /// unresolved function pointer) that the lockset phase takes to make
     /// every callback live; the search does not, so that no witness rests
@@ -98,7 +98,12 @@ impl std::fmt::Display for Hit {
             Hit::Inline(function) => write!(f, "inline depth: calls to {function}"),
             Hit::Recursion(function) => write!(f, "unroll: recursive calls to {function}"),
             Hit::Unsupported(what, a) => write!(f, "unsupported: {what}{}", at(a)),
-            Hit::InitSkipped(init) => write!(f, "init: {init} reached a bound, so the pair started from arbitrary memory"),
+            Hit::InitSkipped(init, reached) if reached.is_empty() => {
+                write!(f, "init: {init} reached a bound, so the pair started from arbitrary memory")
+            }
+            Hit::InitSkipped(init, reached) => {
+                write!(f, "init: {init} reached a bound ({}), so the pair started from arbitrary memory", reached.join("; "))
+            }
             Hit::AssumedLive(function, a) => {
                 write!(f, "liveness: {function}{} has no model, so the search did not take it to make callbacks live", at(a))
             }

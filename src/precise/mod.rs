@@ -204,6 +204,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let registers = init.is_some_and(|p| reaches_live(program, p));
     // Does init alone stay within the bounds? If not, pairs start from
     // arbitrary memory.
+    let mut init_reached = Vec::new();
     let init_fits = init.is_some_and(|p| {
         let mut e = Exec::new(program, memory_for(program, options, false), policy(options, BTreeSet::new(), false, Default::default()), BTreeSet::new(), false, bounds(options));
         e.program_start = options.program_start;
@@ -212,6 +213,10 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
         e.thread(Who::Init, p, &[], false);
         // In program-start mode init may halt at a loop bound.
         let allowed = |h: &Hit| matches!(h, Hit::AssumedLive(..)) || (options.program_start && matches!(h, Hit::Unroll(..)));
+        init_reached = e.hits.iter().filter(|h| !allowed(h)).map(|h| h.to_string()).collect();
+        if e.too_large {
+            init_reached.push(format!("more than {} commands", options.max_commands));
+        }
         e.hits.iter().all(allowed) && !e.too_large
     });
     let jobs: Vec<usize> = (0..pairs.len().min(verdicts.len()))
@@ -225,7 +230,7 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
     let footprints = entries.iter().enumerate().map(|(i, e)| yields::Footprint::of(program, e.procedure, held.get(i).map_or(&[], |h| h.as_slice()))).collect();
     let closure = std::sync::Arc::new(liveness::LiveClosure::new(program));
     let module_values = start::StartValues::of_module(program);
-    let setup = Setup { program, entries, init, init_fits, registers, held: &held, footprints, regions_by_name, options, closure, module_values };
+    let setup = Setup { program, entries, init, init_fits, init_reached, registers, held: &held, footprints, regions_by_name, options, closure, module_values };
     let mut out: Vec<(usize, PrecisePair)> =
         jobs.par_iter().with_max_len(1).map(|&i| (i, crate::solver::isolated(|| setup.pair_within_budget(&pairs[i], &verdicts[i])))).collect();
     out.sort_by_key(|(i, _)| *i);
@@ -302,6 +307,8 @@ struct Setup<'a> {
     entries: Vec<&'a crate::ir::EntryPointInfo>,
     init: Option<ProcId>,
     init_fits: bool,
+    /// The bounds init reached when it does not fit.
+    init_reached: Vec<String>,
     registers: bool,
     held: &'a [Vec<LockId>],
     /// What each entry point can touch, by the index pairs use.
@@ -430,7 +437,7 @@ impl Setup<'_> {
             }
             if self.init.is_some() && !in_pair && !self.init_fits {
                 let name = self.init.map(|p| program.procedures[p].name.clone()).unwrap_or_default();
-                exec.hits.insert(Hit::InitSkipped(name));
+                exec.hits.insert(Hit::InitSkipped(name, self.init_reached.clone()));
             }
             let [p1, p2] = prefix::of_pair(program, &self.entries, i, j);
             let (p1, o1) = objects.start(p1);
