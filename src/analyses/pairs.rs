@@ -93,7 +93,7 @@ pub fn candidate_pairs(driver: &DriverEntryPoints, models: &KernelModels, exempt
 /// `unless-reaches` names, and the driver to call what its `unless-called`
 /// names (such a rule removes nothing here).
 pub fn classify_pairs<'r>(driver: &DriverEntryPoints, rules: &'r [SerialisationRule]) -> Pairs<'r> {
-    classify_pairs_exempt(driver, rules, &|_, r| !r.unless_reaches.is_empty() || (r.relation != Relation::None && !r.unless_called.is_empty()))
+    classify_pairs_exempt(driver, rules, &|_, r| r.needs_lowered_code())
 }
 
 /// The exemptions of `unless-reaches` from the lowered program: an entry

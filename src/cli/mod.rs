@@ -185,9 +185,7 @@ fn run_pairs(input: &InputArgs, as_xml: bool, verbose: bool) -> Exit {
     // A rule's `unless-reaches` and a pair rule's `unless-called` need the
     // lowered code: the file is lowered alone for them, and a file that does
     // not lower gets no such rule.
-    let reaching = rules
-        .iter()
-        .any(|r| !r.unless_reaches.is_empty() || (r.relation != crate::models::Relation::None && !r.unless_called.is_empty()));
+    let reaching = rules.iter().any(|r| r.needs_lowered_code());
     let classify = |r: &FileResult, d: &crate::frontend::entry_points::DriverEntryPoints| {
         let lowered = reaching.then(|| session.lower(&r.file, crate::frontend::lower::Roots::EntryPoints).ok()).flatten();
         match lowered {

@@ -147,7 +147,7 @@ fn is_global(v: Cursor<'_>) -> bool {
 }
 
 /// The functions and the global variables an initialiser names.
-fn references<'t>(c: Cursor<'t>, functions: &mut Vec<String>, vars: &mut Vec<Cursor<'t>>) {
+pub(crate) fn references<'t>(c: Cursor<'t>, functions: &mut Vec<String>, vars: &mut Vec<Cursor<'t>>) {
     if c.kind() == CursorKind::DeclRefExpr {
         if let Some(r) = c.referenced() {
             match r.kind() {

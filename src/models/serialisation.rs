@@ -232,6 +232,16 @@ pub struct SerialisationRule {
     pub reason: String,
 }
 
+impl SerialisationRule {
+    /// Whether the rule's pairs depend on the lowered code: its
+    /// `unless-reaches`, or the `unless-called` of a rule that removes
+    /// pairs (a `none` rule's voids only its pseudo lock). Without that
+    /// code the rule removes no pair.
+    pub fn needs_lowered_code(&self) -> bool {
+        !self.unless_reaches.is_empty() || (self.relation != Relation::None && !self.unless_called.is_empty())
+    }
+}
+
 /// `<serialised>` as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

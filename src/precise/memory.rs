@@ -143,11 +143,10 @@ pub struct Memory {
     /// The globals' program-start values, when memory starts as the C
     /// program's does ([`super::start`]); `None`: arbitrary.
     start: Option<super::start::StartValues>,
-    /// Every value of the initial memory of a shared region read so far
-    /// (`m0(a)`): [`Memory::initial_values`].
-    initial_reads: std::cell::RefCell<Vec<TermId>>,
-    /// The same reads with their map and address: [`Memory::module_start`].
-    initial_sites: std::cell::RefCell<Vec<(Cell, TermId, TermId)>>,
+    /// Every read of the initial memory of a shared region so far: its
+    /// map, its address and its value `m0(a)` ([`Memory::initial_values`],
+    /// [`Memory::module_start`]).
+    initial_reads: std::cell::RefCell<Vec<(Cell, TermId, TermId)>>,
 }
 
 /// The consistency assumptions of a formula, and what they reach.
@@ -164,7 +163,7 @@ impl Memory {
     /// `live_at_start` is the liveness before init runs (true when there is
     /// no init).
     pub fn new(k: u32, private: BTreeSet<Cell>, live_at_start: bool) -> Memory {
-        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new(), start: None, initial_reads: Default::default(), initial_sites: Default::default() }
+        Memory { k, private, live_at_start, writes: BTreeMap::new(), guesses: HashMap::new(), start: None, initial_reads: Default::default() }
     }
 
     /// Starts memory as the C program's: the recorded globals hold their
@@ -247,14 +246,14 @@ impl Memory {
     /// The values of initial shared memory read since the count was
     /// `since`.
     pub fn initial_values_since(&self, since: usize) -> Vec<TermId> {
-        self.initial_reads.borrow()[since..].to_vec()
+        self.initial_reads.borrow()[since..].iter().map(|&(_, _, value)| value).collect()
     }
 
     /// That every initial value the formula reads of a recorded global,
     /// outside the regions `skip`, is the global's value in `values` (a
     /// kernel module's load-time memory, [`super::replay::ModuleStart`]).
     pub fn module_start(&self, t: &mut TermBank, values: &super::start::StartValues, skip: &BTreeSet<RegionId>) -> TermId {
-        let sites = self.initial_sites.borrow().clone();
+        let sites = self.initial_reads.borrow().clone();
         let mut all = Vec::new();
         for (cell, address, base) in sites {
             if matches!(cell, Cell::Region(r) if skip.contains(&r)) {
@@ -271,7 +270,7 @@ impl Memory {
     /// The values of initial shared memory the formula reads (each
     /// `m0(a)` once per read chain that reaches it).
     pub fn initial_values(&self) -> Vec<TermId> {
-        let mut v = self.initial_reads.borrow().clone();
+        let mut v: Vec<TermId> = self.initial_reads.borrow().iter().map(|&(_, _, value)| value).collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -288,8 +287,7 @@ impl Memory {
         match cell {
             Cell::Region(_) => {
                 let base = uf(t, &format!("m0.{}", cell.tag()), address);
-                self.initial_reads.borrow_mut().push(base);
-                self.initial_sites.borrow_mut().push((cell, address, base));
+                self.initial_reads.borrow_mut().push((cell, address, base));
                 self.started(t, address, base)
             }
             Cell::Lock | Cell::Stamp(_) => t.int(0),

@@ -497,8 +497,9 @@ impl Setup<'_> {
                 }
             }
         }
-        // A witness rejected for starting from memory loading the module
-        // does not leave: searched again after one earlier complete call.
+        // A region whose witnesses needed memory or a liveness that only
+        // earlier calls give is searched again after such calls
+        // (super::history); only a confirmation replaces its verdict.
         if run_init && !in_pair && !self.options.program_start {
             let retry: Vec<(String, Vec<RegionId>)> = unproven
                 .iter()
@@ -509,33 +510,28 @@ impl Setup<'_> {
             for (n, _) in &retry {
                 all.extend(&needed[n]);
             }
-            let candidates = history::candidates(&self.entries, &self.footprints, &self.closure, &all);
+            let orders = if pair.first == pair.second { 1 } else { 2 };
             let mut tried = Vec::new();
-            for h in &candidates {
-                let left: Vec<(String, Vec<RegionId>)> = retry
-                    .iter()
-                    .filter(|(n, _)| regions.iter().any(|(m, v)| m == n && !matches!(v, PreciseVerdict::Confirmed(_))))
-                    .cloned()
-                    .collect();
-                if left.is_empty() || self.options.past_deadline() {
-                    break;
-                }
-                tried.push(h.iter().map(|&e| self.entries[e].name.as_str()).collect::<Vec<_>>().join(" then "));
-                for (x, i, y, j) in [(a, pair.first, b, pair.second), (b, pair.second, a, pair.first)] {
-                    let left: Vec<_> = left.iter().filter(|(n, _)| regions.iter().any(|(m, v)| m == n && !matches!(v, PreciseVerdict::Confirmed(_)))).cloned().collect();
+            'histories: for h in history::candidates(&self.entries, &self.footprints, &self.closure, &all) {
+                for (x, i, y, j) in [(a, pair.first, b, pair.second), (b, pair.second, a, pair.first)].into_iter().take(orders) {
+                    let left: Vec<(String, Vec<RegionId>)> = retry
+                        .iter()
+                        .filter(|(n, _)| regions.iter().any(|(m, v)| m == n && !matches!(v, PreciseVerdict::Confirmed(_))))
+                        .cloned()
+                        .collect();
                     if left.is_empty() || self.options.past_deadline() {
-                        break;
+                        break 'histories;
                     }
-                    let (again, more, y_, _) = run(x, i, y, j, &left, h);
-                    yields += y_;
+                    if i == pair.first {
+                        tried.push(h.iter().map(|&e| self.entries[e].name.as_str()).collect::<Vec<_>>().join(" then "));
+                    }
+                    let (again, more, more_yields, _) = run(x, i, y, j, &left, &h);
+                    yields += more_yields;
                     hits.extend(more);
-                    for (name, v) in again {
-                        if let (Some(slot), PreciseVerdict::Confirmed(_)) = (regions.iter_mut().find(|(n, _)| *n == name), &v) {
+                    for (name, v) in again.into_iter().filter(|(_, v)| matches!(v, PreciseVerdict::Confirmed(_))) {
+                        if let Some(slot) = regions.iter_mut().find(|(n, _)| *n == name) {
                             slot.1 = v;
                         }
-                    }
-                    if pair.first == pair.second {
-                        break;
                     }
                 }
             }

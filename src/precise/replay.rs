@@ -950,7 +950,7 @@ impl Interp<'_, '_, '_, '_> {
                     .map(|start| start.who)
                     .collect();
                 // The history's callbacks, one liveness each.
-                for (i, start) in self.trace.threads.iter().enumerate().skip(1).filter(|(_, s)| s.who == Who::Init) {
+                for (i, start) in self.trace.threads.iter().enumerate().filter(|(_, s)| s.who == Who::Init && s.first > 0) {
                     let name = start_name(self.program, start);
                     if super::liveness::LiveClosure::names(self.program, registrar, targets.as_deref(), *assumed, &name) {
                         self.live_history.insert(i);

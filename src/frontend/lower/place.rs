@@ -129,46 +129,22 @@ pub fn colliding_statics<'t>(tus: &[&'t crate::frontend::clang::TranslationUnit<
     seen.into_iter().filter(|(_, n)| *n > 1).map(|(name, _)| name).collect()
 }
 
-/// The USRs of the variables whose address (`&v`, `&v.field`) the
-/// initialiser of a file-scope variable takes: `module_param(v, …)`'s
-/// `struct kernel_param` points at `v`, and the module loader's
-/// `parse_args` writes it before module init.
+/// The USRs of the globals the initialiser of a file-scope variable
+/// names (a constant initialiser can only take their address: `&v`,
+/// `&v.field`, an array decaying): `module_param(v, …)`'s `struct
+/// kernel_param` points at `v`, and the module loader's `parse_args`
+/// writes it before module init.
 pub fn initializer_addressed<'t>(tus: &[&'t crate::frontend::clang::TranslationUnit<'t>]) -> std::collections::HashSet<String> {
-    fn addressed(c: Cursor<'_>, out: &mut std::collections::HashSet<String>) {
-        if c.kind() == CursorKind::UnaryOperator && c.unary_operator() == crate::frontend::clang::UnaryOperator::AddrOf {
-            let mut inner = c.children().last().copied();
-            while let Some(x) = inner {
-                match x.kind() {
-                    CursorKind::DeclRefExpr => {
-                        if let Some(v) = x.referenced().filter(|v| v.kind() == CursorKind::VarDecl) {
-                            out.insert(v.usr());
-                        }
-                        break;
-                    }
-                    CursorKind::MemberRefExpr | CursorKind::ArraySubscriptExpr | CursorKind::ParenExpr | CursorKind::UnexposedExpr => {
-                        inner = x.children().first().copied();
-                    }
-                    _ => break,
-                }
-            }
-        }
-        c.for_each_child(|child| {
-            addressed(child, out);
-            true
-        });
-    }
-    let mut out = std::collections::HashSet::new();
+    let mut vars = Vec::new();
     for tu in tus {
         tu.root().for_each_child(|top| {
-            if top.kind() == CursorKind::VarDecl {
-                if let Some(init) = top.var_initializer() {
-                    addressed(init, &mut out);
-                }
+            if let Some(init) = top.var_initializer().filter(|_| top.kind() == CursorKind::VarDecl) {
+                crate::frontend::registered::references(init, &mut Vec::new(), &mut vars);
             }
             true
         });
     }
-    out
+    vars.iter().map(|v| v.usr()).collect()
 }
 
 /// The region key of a scalar field, given the field declaration: its
