@@ -201,17 +201,17 @@ fn every_precise_run_states_its_bounds() {
     let (code, text) = run(&["check", "--precise", "--k", "3", "--unroll", "1", "drivers/corpus-races/looplock_race.c"]);
     assert_eq!(code, Some(1), "confirmed races exit 1:\n{text}");
     assert!(
-        text.contains("precise: 2 confirmed, 0 not found within bounds, 0 unknown (K=3, unroll 1, inline depth 8, yields mr; bounds reached: unroll: a loop of rwlp_write"),
+        text.contains("precise: 2 confirmed, 0 not found within bounds, 0 unknown (K=3, unroll 1, init's loops unrolled 8, inline depth 8, yields mr; bounds reached: unroll: a loop of rwlp_write"),
         "{text}"
     );
     assert!(text.contains("error: data race on 'rwlp.pushed' (region struct rwlp_fifo.pushed) between"), "{text}");
     let (code, text) = run(&["check", "--precise", "drivers/corpus-precise/openbit_false.c"]);
     assert_eq!(code, Some(3), "potential races neither proven nor confirmed exit 3:\n{text}");
-    assert!(text.contains("note: the precise phase found no race within K=2, unroll 2, inline depth 8, yields mr"), "{text}");
+    assert!(text.contains("note: the precise phase found no race within K=2, unroll 2, init's loops unrolled 8, inline depth 8, yields mr"), "{text}");
     let (_, json) = run(&["check", "--precise", "--yields", "all", "--strict", "--format", "json", "drivers/corpus-races/globalcnt_race.c"]);
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     let file = &doc["files"][0];
-    assert_eq!(file["precise"]["bounds"], serde_json::json!({"k": 2, "unroll": 2, "inline_depth": 8, "yields": "all", "strict": true}));
+    assert_eq!(file["precise"]["bounds"], serde_json::json!({"k": 2, "unroll": 2, "init_unroll": 8, "inline_depth": 8, "yields": "all", "strict": true}));
     let region = &file["pairs"].as_array().unwrap().iter().flat_map(|p| p["regions"].as_array().unwrap().clone()).find(|r| r["verdict"] == "race").unwrap();
     assert_eq!(region["precise"]["verdict"], "confirmed");
     assert!(region["precise"]["bounds_reached"].is_array());

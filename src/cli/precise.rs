@@ -22,6 +22,10 @@ pub struct PreciseArgs {
     /// Iterations of each loop per entry into it.
     #[arg(long, value_name = "N", default_value = "2")]
     pub unroll: u32,
+    /// Iterations of each loop init runs alone before the pair (a module's
+    /// init, a probe), in it and in what it calls, when above `--unroll`.
+    #[arg(long, value_name = "N", default_value_t = precise::INIT_UNROLL)]
+    pub init_unroll: u32,
     /// Nested calls inlined.
     #[arg(long, value_name = "N", default_value = "8")]
     pub inline_depth: u32,
@@ -37,6 +41,7 @@ impl PreciseArgs {
         self.precise.then(|| precise::Options {
             k: self.k,
             unroll: self.unroll,
+            main_unroll: self.init_unroll,
             inline_depth: self.inline_depth,
             yields: self.yields,
             strict: self.strict,

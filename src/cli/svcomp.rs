@@ -348,6 +348,8 @@ fn decide(session: &Session, file: &Path, source: &str, args: &SvcompArgs) -> Sv
         program_start: true,
         // A race is two conflicting accesses, whatever the values.
         strict: true,
+        // The first search unrolls main's loops like the others.
+        main_unroll: 0,
         ..crate::precise::Options::default()
     };
     let mut used = precise_options.clone();

@@ -294,6 +294,7 @@ impl Exec<'_> {
             }
             Command::Approximation { kind, detail, span } => {
                 if kind.affects_soundness() {
+                    self.approximated = true;
                     self.hits.insert(Hit::Unsupported(detail.clone(), span.as_ref().map(line_of)));
                 }
             }

@@ -199,6 +199,11 @@ pub struct Exec<'a> {
     pub yields: usize,
     /// Set when the expansion exceeded `max_commands`.
     pub too_large: bool,
+    /// Init's paths dropped at a bound ([`Exec::stop`]): each path's reach
+    /// and the constraint that dropped it.
+    pub(super) init_cuts: Vec<(TermId, TermId)>,
+    /// Set when a thread ran an approximation that affects soundness.
+    pub(super) approximated: bool,
     pub(super) policy: YieldPolicy,
     pub(super) checked: BTreeSet<crate::ir::RegionId>,
     pub(super) strict: bool,
@@ -338,6 +343,8 @@ impl<'a> Exec<'a> {
             hits: BTreeSet::new(),
             yields: 0,
             too_large: false,
+            init_cuts: Vec::new(),
+            approximated: false,
             policy,
             checked,
             strict,
@@ -860,6 +867,7 @@ impl<'a> Exec<'a> {
         if who == Who::Init {
             let c = self.t.not(reach);
             self.constraints.push(c);
+            self.init_cuts.push((reach, c));
         } else {
             st.round = self.dead();
         }

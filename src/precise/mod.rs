@@ -73,11 +73,13 @@ pub struct Options {
     pub k: u32,
     /// Loop iterations per entry into the loop.
     pub unroll: u32,
-    /// In program-start mode, iterations of the loops the thread running
-    /// the init entry point (`main`) runs, in it and in the functions it
-    /// calls, when above `unroll`: programs start their threads in loops of
-    /// main, and races after those loops are reached only past them. Only
-    /// limits what is found. 0: as `unroll`.
+    /// Iterations of the loops the thread running the init entry point
+    /// (`main`, a module's init or a probe) runs, in it and in the
+    /// functions it calls, when above `unroll`: programs start their
+    /// threads in loops of main, drivers register their callbacks after
+    /// init's loops over boards, tables and hardware registers, and races
+    /// after those loops are reached only past them. Only limits what is
+    /// found. 0: as `unroll`.
     #[serde(default)]
     pub main_unroll: u32,
     /// Nested inlined calls.
@@ -118,12 +120,15 @@ pub struct Options {
     pub nondet_values: bool,
 }
 
+/// The default iterations of init's loops for drivers (`--init-unroll`).
+pub const INIT_UNROLL: u32 = 8;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             k: 2,
             unroll: 2,
-            main_unroll: 0,
+            main_unroll: INIT_UNROLL,
             inline_depth: 8,
             yields: YieldMode::Mr,
             strict: false,
@@ -186,7 +191,11 @@ pub struct PrecisePair {
 
 /// The bounds a verdict holds within, for reports.
 pub fn bounds_text(o: &Options) -> String {
-    let mut main = if o.program_start && o.main_unroll > o.unroll { format!(", main's loops unrolled {}", o.main_unroll) } else { String::new() };
+    let mut main = match (o.main_unroll > o.unroll, o.program_start) {
+        (true, true) => format!(", main's loops unrolled {}", o.main_unroll),
+        (true, false) => format!(", init's loops unrolled {}", o.main_unroll),
+        (false, _) => String::new(),
+    };
     if o.program_start && o.nondet_values {
         main.push_str(", nondet values of their whole type");
     }
@@ -211,8 +220,14 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
         e.nondet_values = options.nondet_values;
         e.init_entry = Some(p);
         e.thread(Who::Init, p, &[], false);
-        // In program-start mode init may halt at a loop bound.
-        let allowed = |h: &Hit| matches!(h, Hit::AssumedLive(..)) || (options.program_start && matches!(h, Hit::Unroll(..)));
+        // In program-start mode init may halt at a loop bound. Elsewhere
+        // the paths it drops at a bound must be infeasible.
+        let cut_off = !e.too_large && !e.approximated && !e.init_cuts.is_empty() && no_path_reaches_a_bound(&mut e, options);
+        let allowed = |h: &Hit| {
+            matches!(h, Hit::AssumedLive(..))
+                || (options.program_start && matches!(h, Hit::Unroll(..)))
+                || (cut_off && matches!(h, Hit::Unroll(..) | Hit::Recursion(_) | Hit::Inline(_)))
+        };
         init_reached = e.hits.iter().filter(|h| !allowed(h)).map(|h| h.to_string()).collect();
         if e.too_large {
             init_reached.push(format!("more than {} commands", options.max_commands));
@@ -322,7 +337,7 @@ struct Setup<'a> {
 }
 
 fn bounds(o: &Options) -> Bounds {
-    let init_unroll = if o.program_start { o.main_unroll.max(o.unroll) } else { o.unroll };
+    let init_unroll = o.main_unroll.max(o.unroll);
     Bounds { k: o.k.max(1), unroll: o.unroll, init_unroll, inline_depth: o.inline_depth, max_commands: o.max_commands }
 }
 
@@ -339,6 +354,27 @@ fn memory_for(program: &Program, o: &Options, live_at_start: bool) -> Memory {
     m
 }
 
+/// Whether no run of init alone reaches one of the bounds its expansion
+/// stops at: the paths dropped there ([`Exec::init_cuts`]) are
+/// unsatisfiable under init's other constraints (from arbitrary memory,
+/// which only adds runs). Then init fits the bounds even though its
+/// expansion has a loop (every loop's expansion ends at a bound). A
+/// timeout or an unknown answer says it may not fit.
+fn no_path_reaches_a_bound(e: &mut Exec<'_>, options: &Options) -> bool {
+    let dropped: HashSet<TermId> = e.init_cuts.iter().map(|(_, c)| *c).collect();
+    let mut kept: Vec<TermId> = e.constraints.iter().copied().filter(|c| !dropped.contains(c)).collect();
+    let reaches: Vec<TermId> = e.init_cuts.iter().map(|(r, _)| *r).collect();
+    let any = e.t.or(&reaches);
+    kept.push(any);
+    let consistency = e.mem.consistency(&mut e.t, &kept);
+    kept.extend(consistency.assumptions);
+    let t = std::mem::take(&mut e.t);
+    let mut solver = Solver::with_terms(SolverOptions { timeout: options.timeout, resource_limit: options.resource_limit, dump_dir: None }, t);
+    let all = solver.terms_mut().and(&kept);
+    solver.assert(all);
+    solver.check().is_unsat()
+}
+
 /// Whether a procedure reaches a `live` command through calls.
 fn reaches_live(program: &Program, root: ProcId) -> bool {
     program.reachable(root).into_iter().any(|p| {
@@ -347,7 +383,53 @@ fn reaches_live(program: &Program, root: ProcId) -> bool {
 }
 
 impl Setup<'_> {
+    /// Searches a pair's unproven regions. When init does not fit the
+    /// bounds, the pair first starts from arbitrary memory with every
+    /// callback live: what is not found there is not found after any run
+    /// of init. A witness found there shows no run the kernel makes, so
+    /// its region is searched again after init's runs that stay within
+    /// the bounds (init's paths past a bound dropped, [`Exec::stop`]):
+    /// every run of that search is a real one, so its witnesses confirm,
+    /// while what it does not find stays unknown.
     fn pair(&self, pair: &Pair, verdict: &PairVerdict) -> PrecisePair {
+        let start = Instant::now();
+        let (a, b) = (self.entries[pair.first], self.entries[pair.second]);
+        let in_pair = [a, b].iter().any(|e| e.kind.role() == crate::models::Role::Init);
+        let skipped = self.init.is_some() && !in_pair && !self.init_fits && !self.options.program_start;
+        let mut out = self.search(pair, verdict, None);
+        if !skipped {
+            out.time = start.elapsed();
+            return out;
+        }
+        let witnessed: Vec<String> =
+            out.regions.iter().filter(|(_, v)| matches!(v, PreciseVerdict::Confirmed(_))).map(|(n, _)| n.clone()).collect();
+        let init = self.init.map(|p| self.program.procedures[p].name.as_str()).unwrap_or("init");
+        let why = format!(
+            "a witness exists from arbitrary memory with every callback live, where the pair started because {init} reached a bound; none was found after a run of {init} within the bounds (its loops unrolled {})",
+            bounds(self.options).init_unroll
+        );
+        let again = if witnessed.is_empty() || self.options.past_deadline() { None } else { Some(self.search(pair, verdict, Some((&witnessed, true)))) };
+        for (name, v) in out.regions.iter_mut().filter(|(n, _)| witnessed.contains(n)) {
+            let found = again.as_ref().and_then(|g| g.regions.iter().find(|(m, w)| m == name && matches!(w, PreciseVerdict::Confirmed(_))));
+            *v = match found {
+                Some((_, w)) => w.clone(),
+                None => PreciseVerdict::Unknown(why.clone()),
+            };
+        }
+        if let Some(g) = again {
+            out.hits.extend(g.hits);
+            out.hits.sort();
+            out.hits.dedup();
+            out.yields += g.yields;
+        }
+        out.time = start.elapsed();
+        out
+    }
+
+    /// One search of a pair's unproven regions, or of those `only` names;
+    /// with `only`'s flag, init runs even though it does not fit the
+    /// bounds (its paths past a bound dropped).
+    fn search(&self, pair: &Pair, verdict: &PairVerdict, only: Option<(&[String], bool)>) -> PrecisePair {
         let start = Instant::now();
         let program = self.program;
         let (a, b) = (self.entries[pair.first], self.entries[pair.second]);
@@ -360,9 +442,14 @@ impl Setup<'_> {
                 Verdict::Race(_) | Verdict::Unknown(_) => unproven.push((name.clone(), regions_of(name))),
             }
         }
+        let pair_proven = unproven.is_empty();
+        if let Some((names, _)) = only {
+            unproven.retain(|(n, _)| names.contains(n));
+        }
+        let init_cut = only.is_some_and(|(_, cut)| cut);
         let checked: BTreeSet<RegionId> = unproven.iter().flat_map(|(_, r)| r.iter().copied()).collect();
         let in_pair = [a, b].iter().any(|e| e.kind.role() == crate::models::Role::Init);
-        let run_init = self.init.is_some() && !in_pair && self.init_fits;
+        let run_init = self.init.is_some() && !in_pair && (self.init_fits || init_cut);
         if self.options.program_start && self.init.is_some() && !in_pair && !self.init_fits {
             // The pair would start from arbitrary memory, without main's
             // thread creations: no execution of the program.
@@ -406,7 +493,7 @@ impl Setup<'_> {
             let mut exec = Exec::new(
                 program,
                 memory_for(program, self.options, !waits),
-                policy(self.options, proven.clone(), unproven.is_empty(), [self.footprints[i].clone(), self.footprints[j].clone()]),
+                policy(self.options, proven.clone(), pair_proven, [self.footprints[i].clone(), self.footprints[j].clone()]),
                 checked.clone(),
                 self.options.strict,
                 bounds(self.options),
@@ -435,7 +522,7 @@ impl Setup<'_> {
                     objects.record(e, &start.args);
                 }
             }
-            if self.init.is_some() && !in_pair && !self.init_fits {
+            if self.init.is_some() && !in_pair && !run_init {
                 let name = self.init.map(|p| program.procedures[p].name.clone()).unwrap_or_default();
                 exec.hits.insert(Hit::InitSkipped(name, self.init_reached.clone()));
             }

@@ -184,7 +184,8 @@ pub fn region_json(precise: &[PrecisePair], pair: &PairVerdict, region: &str) ->
 pub fn file_json(precise: &[PrecisePair], options: &precise::Options) -> Value {
     let t = totals(precise);
     json!({
-        "bounds": { "k": options.k, "unroll": options.unroll, "inline_depth": options.inline_depth,
+        "bounds": { "k": options.k, "unroll": options.unroll, "init_unroll": options.main_unroll.max(options.unroll),
+                    "inline_depth": options.inline_depth,
                     "yields": options.yields.as_str(), "strict": options.strict },
         "confirmed": t.confirmed, "not_found": t.not_found, "unknown": t.unknown,
         "pairs": precise.iter().map(|p| json!({

@@ -121,7 +121,7 @@ pub fn document(results: &[FileVerdicts], errors: &[FileError], precise: Option<
     }
     if let Some(o) = precise {
         run["properties"] = json!({ "precise": {
-            "k": o.k, "unroll": o.unroll, "inlineDepth": o.inline_depth, "yields": o.yields.as_str(), "strict": o.strict,
+            "k": o.k, "unroll": o.unroll, "initUnroll": o.main_unroll.max(o.unroll), "inlineDepth": o.inline_depth, "yields": o.yields.as_str(), "strict": o.strict,
         } });
     }
     json!({ "$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run] })
