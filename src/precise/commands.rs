@@ -70,17 +70,20 @@ impl Exec<'_> {
                 self.constraints.push(c);
                 self.line(who, reach, st, span.as_ref(), function);
             }
-            Command::Havoc { vars, .. } => {
+            Command::Havoc { vars, span } => {
                 let mut values = Vec::with_capacity(vars.len());
                 for v in vars {
                     let f = match super::separation::object(self.program, *v) {
                         // A new object: its own address (super::separation).
                         Some(crate::ir::Address::Local { .. }) => {
                             let a = self.bump.local();
+                            let local = self.program.variables[*v].name.strip_prefix("addr_").unwrap_or(&self.program.variables[*v].name);
+                            self.bump.name(a, &format!("local {local}"), &format!("of {function}"));
                             self.t.int(a)
                         }
                         Some(crate::ir::Address::Allocation { may_fail }) => {
                             let a = self.bump.next();
+                            self.bump.name(a, "new object", &allocated(function, span.as_ref()));
                             let a = self.t.int(a);
                             // In program-start mode an allocation succeeds:
                             // a real outcome, and a witness never rests on
@@ -95,6 +98,7 @@ impl Exec<'_> {
                         }
                         Some(crate::ir::Address::AllocationOrError) => {
                             let a = self.bump.next();
+                            self.bump.name(a, "new object", &allocated(function, span.as_ref()));
                             let a = self.t.int(a);
                             let fails = self.fresh("alloc.fails", Sort::Bool);
                             let error = self.fresh("alloc.error", Sort::Int);
@@ -494,5 +498,13 @@ impl Exec<'_> {
         if self.policy.around_lock(who, lock) {
             self.switch(who, st, reach, span, function);
         }
+    }
+}
+
+/// Where a new object was allocated, for witnesses.
+fn allocated(function: &str, span: Option<&Span>) -> String {
+    match span {
+        Some(s) => format!("({}:{})", s.file.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), s.line),
+        None => format!("(in {function})"),
     }
 }

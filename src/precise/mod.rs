@@ -647,7 +647,7 @@ impl Setup<'_> {
         module_start: Option<(&replay::ModuleStart, TermId)>,
         history: Vec<(usize, String)>,
     ) -> (Vec<(String, PreciseVerdict)>, BTreeMap<String, history::Needs>) {
-        let Exec { t, constraints, checks, steps, trace, .. } = exec;
+        let Exec { t, constraints, checks, steps, trace, bump, .. } = exec;
         let mut solver = Solver::with_terms(SolverOptions { timeout: self.options.timeout, resource_limit: self.options.resource_limit, dump_dir: self.options.dump_dir.clone() }, t);
         // One assertion, not one per constraint: in incremental mode z3
         // simplifies each assertion as it arrives, with a cache that does
@@ -702,7 +702,7 @@ impl Setup<'_> {
                     break;
                 }
                 let label: Vec<(usize, &str)> = history.iter().map(|(from, name)| (*from, name.as_str())).collect();
-                match self.attempt(&mut solver, &assumptions, &mine, &steps, &trace, live, names, live_at_start, module_start.map(|m| m.0), label) {
+                match self.attempt(&mut solver, &assumptions, &mine, &steps, &trace, &bump.names, live, names, live_at_start, module_start.map(|m| m.0), label) {
                     Attempt::Verdict(v) => {
                         verdict = Some(v);
                         break;
@@ -773,6 +773,7 @@ impl Setup<'_> {
         mine: &[&exec::RaceCheck],
         steps: &[exec::Step],
         trace: &replay::Trace,
+        objects: &[(i128, String)],
         live: &HashSet<TermId>,
         names: [&String; 2],
         live_at_start: bool,
@@ -795,7 +796,7 @@ impl Setup<'_> {
         };
         let address = values.int(c.address);
         let init = self.init.map(|p| self.program.procedures[p].name.as_str());
-        let w = witness::build(self.program, &mut values, steps, live, c, names, witness::Before { init, history }, self.options.k);
+        let w = witness::build(self.program, &mut values, steps, live, c, names, witness::Before { init, history }, objects, self.options.k);
         // The witness must replay on the IR (replay.rs).
         let claim = replay::Claim { who: c.who, site: steps[c.access].site, region: c.region, strict: self.options.strict, program_start: self.options.program_start };
         let mut oracle = replay::Oracle { terms: solver.terms_mut(), model: &model };

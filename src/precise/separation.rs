@@ -92,6 +92,9 @@ pub const NULL_PAGE: i128 = 4096;
 pub struct Bump {
     next: i128,
     next_local: i128,
+    /// Each object made so far, by its base: what it is in C, for
+    /// witnesses ([`describe`]).
+    pub names: Vec<(i128, String)>,
 }
 
 impl Bump {
@@ -114,6 +117,16 @@ impl Bump {
         let a = HEAP + self.next * STRIDE;
         self.next += 1;
         a
+    }
+
+    /// Records what the object at `base` is in C; the second and later
+    /// objects of one site (a loop's allocations, a function's frames)
+    /// are numbered.
+    pub fn name(&mut self, base: i128, what: &str, site: &str) {
+        let plain = format!("{what} {site}");
+        let before = self.names.iter().filter(|(_, w)| *w == plain || (w.starts_with(&format!("{what} #")) && w.ends_with(site))).count();
+        let name = if before == 0 { plain } else { format!("{what} #{} {site}", before + 1) };
+        self.names.push((base, name));
     }
 
 }
@@ -233,4 +246,40 @@ pub fn object_end_of(b: i128) -> i128 {
 /// pair.
 pub fn in_heap(value: i128) -> bool {
     value >= HEAP
+}
+
+/// An address in C terms, for a witness: the global, the allocation or
+/// the local it lies in, with the offset into it, as the layout placed
+/// them; an address below the globals is an object that existed before
+/// init (in the arbitrary memory the search starts from), which has no
+/// name.
+pub fn describe(program: &Program, objects: &[(i128, String)], a: i128) -> String {
+    if let Some(known) = known(program, objects, a) {
+        return known;
+    }
+    match a {
+        0 => "NULL".to_string(),
+        a if a > 0 && a < NULL_PAGE => format!("NULL + {a}"),
+        a if a >= HEAP => "an object made during the run".to_string(),
+        _ => "an object that existed before init".to_string(),
+    }
+}
+
+/// The object `a` lies in, when the layout placed one there: a global,
+/// or an allocation or local of the run ([`Bump::names`]), with the
+/// offset into it.
+pub fn known(program: &Program, objects: &[(i128, String)], a: i128) -> Option<String> {
+    let offset = |base: i128| if a == base { String::new() } else { format!(" + {}", a - base) };
+    if a >= HEAP {
+        let (base, what) = objects.iter().rev().find(|(b, _)| *b <= a && a < *b + STRIDE)?;
+        return Some(format!("{what}{}", offset(*base)));
+    }
+    if a < GLOBALS {
+        return None;
+    }
+    let ((f, _), (base, _)) = program.global_sizes.iter().zip(global_layout(program)).find(|(_, (base, size))| *base <= a && a < base + size.max(&1))?;
+    let name = &program.functions[*f].name;
+    let name = name.strip_prefix("addr_").unwrap_or(name);
+    let name = if name.starts_with("string_literal") { "a string literal" } else { name };
+    Some(format!("{name}{}", offset(base)))
 }

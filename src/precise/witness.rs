@@ -45,6 +45,18 @@ pub struct WitnessStep {
     pub region: Option<String>,
     /// The address, for accesses.
     pub address: Option<i128>,
+    /// The address in C terms, for accesses: the global, allocation or
+    /// local it lies in and the offset into it
+    /// ([`super::separation::describe`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    /// The value in C terms when it is the address of an object the
+    /// layout placed (a pointer to a global, an allocation or a local).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points_to: Option<String>,
+    /// The C source line the step ran, trimmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// The value read or written, for accesses; the lock's name for lock
     /// events is in `region`.
     pub value: Option<i128>,
@@ -86,8 +98,10 @@ pub fn build(
     check: &RaceCheck,
     names: [&String; 2],
     before: Before<'_>,
+    objects: &[(i128, String)],
     k: u32,
 ) -> Witness {
+    let mut lines = SourceLines::default();
     let after = check.after.value(values).unwrap_or(k);
     let order = |w: Who| match w {
         Who::Init => 0u8,
@@ -115,7 +129,7 @@ pub fn build(
         }
     }
     ran_steps.sort();
-    let to_step = |values: &mut Values<'_>, i: usize, round: u32| -> WitnessStep {
+    let mut to_step = |values: &mut Values<'_>, i: usize, round: u32| -> WitnessStep {
         // A value the formula does not contain (a dead read's, or what
         // follows from one) belongs to no execution: it is not shown.
         let mut int = |t: TermId| if live.contains(&t) || values.is_constant(t) { values.int(t) } else { None };
@@ -144,7 +158,24 @@ pub fn build(
             StepKind::Live => ("live", None, None, None),
             StepKind::Line => ("line", None, None, None),
         };
-        WitnessStep { thread, entry, round, function: s.function.clone(), span: s.span.clone(), event: event.to_string(), region, address, value, earlier }
+        let object = address.filter(|_| matches!(event, "read" | "write")).map(|a| super::separation::describe(program, objects, a));
+        let source = s.span.as_ref().and_then(|span| lines.line(span));
+        let points_to = value.filter(|_| matches!(event, "read" | "write")).and_then(|v| super::separation::known(program, objects, v));
+        WitnessStep {
+            thread,
+            entry,
+            round,
+            function: s.function.clone(),
+            span: s.span.clone(),
+            event: event.to_string(),
+            region,
+            address,
+            object,
+            points_to,
+            source,
+            value,
+            earlier,
+        }
     };
     let mut out: Vec<WitnessStep> = Vec::new();
     let mut access = None;
@@ -177,4 +208,29 @@ pub fn build(
         .last()
         .cloned();
     Witness { steps: out, access, conflict }
+}
+
+/// The C source lines of the files a witness runs through, read once.
+#[derive(Default)]
+struct SourceLines {
+    files: std::collections::HashMap<std::path::PathBuf, Option<Vec<String>>>,
+}
+
+impl SourceLines {
+    /// The trimmed text of `span`'s line, when the file can be read.
+    fn line(&mut self, span: &Span) -> Option<String> {
+        let lines = self
+            .files
+            .entry(span.file.to_path_buf())
+            .or_insert_with(|| std::fs::read_to_string(&span.file).ok().map(|t| t.lines().map(str::to_string).collect()));
+        let text = lines.as_ref()?.get((span.line as usize).checked_sub(1)?)?;
+        // The statement without its comment, its tabs as spaces.
+        let code = match (text.find("/*"), text.find("//")) {
+            (Some(a), Some(b)) => &text[..a.min(b)],
+            (Some(a), None) | (None, Some(a)) => &text[..a],
+            (None, None) => text,
+        };
+        let code = code.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!code.is_empty()).then_some(code)
+    }
 }

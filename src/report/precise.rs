@@ -74,21 +74,84 @@ pub fn step_text(s: &WitnessStep) -> String {
     } else {
         format!("thread {} ({}), round {}", s.thread, s.entry, s.round)
     };
-    let what = match s.event.as_str() {
-        "read" | "write" => format!(
-            "{} {}{}{}",
-            s.event,
-            s.region.as_deref().unwrap_or("?"),
-            s.address.map(|a| format!(" at {a:#x}")).unwrap_or_default(),
-            s.value.map(|v| format!(" = {v}")).unwrap_or_default()
-        ),
+    let in_fn = if s.function == s.entry { String::new() } else { format!(" in {}", s.function) };
+    format!("{who}{in_fn}: {}", event_text(s))
+}
+
+/// What a step did, in C terms: an access names its region and the
+/// object it lies in (a global, an allocation or a local, with the
+/// offset), never a raw address.
+fn event_text(s: &WitnessStep) -> String {
+    match s.event.as_str() {
+        "read" | "write" => {
+            let region = s.region.as_deref().unwrap_or("?");
+            let global = region.strip_prefix("global ");
+            let what = match (&s.object, s.address) {
+                // A global's own region: the global, and where in it.
+                (Some(o), _) if global.is_some_and(|g| o == g || o.starts_with(&format!("{g} + "))) => o.clone(),
+                (Some(o), _) => format!("{region} in {o}"),
+                (None, Some(a)) => format!("{region} at {a:#x}"),
+                (None, None) => region.to_string(),
+            };
+            let value = match (&s.points_to, s.value) {
+                (Some(o), _) => format!(" = &{o}"),
+                (None, Some(v)) => format!(" = {}", value_text(v)),
+                (None, None) => String::new(),
+            };
+            format!("{} {what}{value}", s.event)
+        }
         "lock" | "unlock" | "trylock-failed" => format!("{} {}", s.event, s.region.as_deref().unwrap_or("?")),
         "switch" => "context switch".to_string(),
         "live" => "callbacks become live".to_string(),
         other => other.to_string(),
+    }
+}
+
+/// A value as C would print it for a kernel type: a value that is a
+/// small negative number in two's complement (the solver's integers wrap
+/// at 64 bits) is shown signed, a large one in hexadecimal.
+fn value_text(v: i128) -> String {
+    let wrapped = if (1i128 << 63..1i128 << 64).contains(&v) { v - (1i128 << 64) } else { v };
+    if wrapped.unsigned_abs() >= 1 << 16 { format!("{v:#x}") } else { wrapped.to_string() }
+}
+
+/// The width of the first thread's column in the text interleaving.
+const COLUMN: usize = 64;
+
+/// A step as the lines of its column: the C line it ran (unless the
+/// step before it in that column ran the same line), then what it did.
+fn cell(s: &WitnessStep, mark: &str, same_line: bool) -> Vec<String> {
+    let at = s.span.as_ref().map(|span| format!("{}:{}", span.file.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), span.line));
+    let first = match (&at, &s.source) {
+        (Some(at), Some(src)) => format!("r{} {at}  {src}", s.round),
+        (Some(at), None) => format!("r{} {at}", s.round),
+        (None, _) => format!("r{}", s.round),
     };
-    let in_fn = if s.function == s.entry { String::new() } else { format!(" in {}", s.function) };
-    format!("{who}{in_fn}: {what}")
+    let in_fn = if s.function == s.entry { String::new() } else { format!("({}) ", s.function) };
+    let mut lines = if same_line { Vec::new() } else { vec![clip(&first)] };
+    lines.extend(wrap(&format!("{in_fn}{}{mark}", event_text(s)), "   "));
+    lines
+}
+
+/// Words wrapped into lines of the column, each after `indent`.
+fn wrap(text: &str, indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = indent.to_string();
+    for word in text.split(' ') {
+        if line.len() > indent.len() && line.chars().count() + 1 + word.chars().count() > COLUMN {
+            lines.push(std::mem::replace(&mut line, format!("{indent}  ")));
+        }
+        if !line.ends_with(' ') {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines.into_iter().map(|l| clip(&l)).collect()
+}
+
+fn clip(text: &str) -> String {
+    if text.chars().count() <= COLUMN { text.to_string() } else { format!("{}…", text.chars().take(COLUMN - 1).collect::<String>()) }
 }
 
 fn witness_notes(w: &Witness) -> Vec<(String, Option<crate::diagnostics::Span>)> {
@@ -97,14 +160,43 @@ fn witness_notes(w: &Witness) -> Vec<(String, Option<crate::diagnostics::Span>)>
         Some(c) => notes.push((format!("changed behind it by: {}", step_text(c)), c.span.clone())),
         None => notes.push(("changed behind it by the other thread".to_string(), None)),
     }
-    notes.push(("witness interleaving (its key events; the JSON output has every step):".to_string(), None));
+    notes.push(("witness interleaving (its key events, r = round; the JSON output has every step):".to_string(), None));
     let key = |s: &&WitnessStep| match s.event.as_str() {
         "read" | "write" => s.thread != 0 && s.region == w.access.region,
         "lock" | "unlock" | "trylock-failed" | "switch" | "live" => true,
         _ => false,
     };
+    let names = |t: u8| w.steps.iter().find(|s| s.thread == t).map(|s| s.entry.clone()).unwrap_or_default();
+    let mut header = false;
+    let mut last: [Option<(u32, Option<(std::sync::Arc<std::path::Path>, u32)>)>; 3] = [None, None, None];
     for s in w.steps.iter().filter(key) {
-        notes.push((format!("  {}", step_text(s)), s.span.clone()));
+        let t = usize::from(s.thread.min(2));
+        let here = Some((s.round, s.span.as_ref().map(|span| (span.file.clone(), span.line))));
+        let same_line = last[t] == here && s.span.is_some();
+        last[t] = here;
+        if s.thread == 0 {
+            // Init's repeated events (a registration in a loop) once.
+            if !same_line {
+                notes.push((format!("  {}", step_text(s)), s.span.clone()));
+            }
+            continue;
+        }
+        if !header {
+            let left = format!("thread 1 ({})", names(1));
+            notes.push((format!("  {left:<COLUMN$} | thread 2 ({})", names(2)), None));
+            header = true;
+        }
+        let mark = if *s == w.access {
+            "  <- racing access"
+        } else if w.conflict.as_ref() == Some(s) {
+            "  <- changes it"
+        } else {
+            ""
+        };
+        for line in cell(s, mark, same_line) {
+            let row = if s.thread == 1 { format!("  {line:<COLUMN$} |") } else { format!("  {:<COLUMN$} | {line}", "") };
+            notes.push((row.trim_end().to_string(), None));
+        }
     }
     notes
 }
@@ -158,7 +250,8 @@ fn step_json(s: &WitnessStep) -> Value {
     json!({
         "thread": s.thread, "entry_point": s.entry, "round": s.round, "function": s.function,
         "location": span_json(&s.span), "event": s.event, "region": s.region,
-        "address": s.address.map(|a| a.to_string()), "value": s.value.map(|v| v.to_string()),
+        "address": s.address.map(|a| a.to_string()), "object": s.object, "points_to": s.points_to, "source": s.source,
+        "value": s.value.map(|v| v.to_string()), "earlier": s.earlier,
     })
 }
 

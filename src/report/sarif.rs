@@ -368,9 +368,10 @@ impl Paths<'_> {
             step["kinds"] = json!(kinds);
         }
         if let (Some(region), Some(value)) = (&s.region, s.value) {
-            let key = match s.address {
-                Some(a) => format!("{region} at {a:#x}"),
-                None => region.clone(),
+            let key = match (&s.object, s.address) {
+                (Some(o), _) => format!("{region} in {o}"),
+                (None, Some(a)) => format!("{region} at {a:#x}"),
+                (None, None) => region.clone(),
             };
             step["state"] = json!({ key: { "text": value.to_string() } });
         }

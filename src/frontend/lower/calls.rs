@@ -196,8 +196,14 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     fn havoc(&mut self) -> crate::ir::VarId {
+        self.havoc_at(None)
+    }
+
+    /// A fresh variable with an arbitrary value, made at `span` (where a
+    /// new object comes from, for the precise phase's witnesses).
+    fn havoc_at(&mut self, span: Option<crate::diagnostics::Span>) -> crate::ir::VarId {
         let t = self.tmp();
-        self.b.push(Command::Havoc { vars: vec![t], span: None });
+        self.b.push(Command::Havoc { vars: vec![t], span });
         t
     }
 
@@ -711,7 +717,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 None => Expr::var(self.havoc()),
             },
             ReturnModel::Fresh | ReturnModel::NullOrFresh => {
-                let r = self.havoc();
+                let r = self.havoc_at(Some(self.span(c)));
                 let may_fail = model.returns == ReturnModel::NullOrFresh;
                 self.b.program().addresses.insert(r, crate::ir::Address::Allocation { may_fail });
                 let fresh = Expr::gt(Expr::var(r), Expr::int(0));
@@ -725,7 +731,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             // Any value for every stage but the precise phase, which
             // keeps the new block apart from all other objects.
             ReturnModel::ErrorOrFresh => {
-                let r = self.havoc();
+                let r = self.havoc_at(Some(self.span(c)));
                 self.b.program().addresses.insert(r, crate::ir::Address::AllocationOrError);
                 Expr::var(r)
             }
