@@ -145,10 +145,16 @@ pub struct Ghost {
     pub lsx: BTreeMap<(RegionId, LockId), VarId>,
     /// `LSW[R][L]`.
     pub lsw: BTreeMap<(RegionId, LockId), VarId>,
-    /// The last read site hitting the watched address.
+    /// The last plain read site hitting the watched address.
     pub site_read: BTreeMap<RegionId, VarId>,
-    /// The last write site hitting it.
+    /// The last plain write site hitting it.
     pub site_write: BTreeMap<RegionId, VarId>,
+    /// The last atomic read site hitting it.
+    pub site_aread: BTreeMap<RegionId, VarId>,
+    /// The last atomic write site hitting it. Four site variables, one
+    /// per flag, so that the race report can name two accesses that race
+    /// (not both atomic), not the last of each direction.
+    pub site_awrite: BTreeMap<RegionId, VarId>,
     /// Whether the other entry point of the pair can run.
     pub live: VarId,
     /// The index of the other entry point of the pair.
@@ -208,8 +214,8 @@ impl Ghost {
         for v in self.ls.values().chain(self.lsx.values()).chain(self.lsw.values()) {
             out.push((*v, Expr::bool(true)));
         }
-        for v in self.site_read.values().chain(self.site_write.values()) {
-            out.push((*v, Expr::int(-1)));
+        for v in self.site_vars() {
+            out.push((v, Expr::int(-1)));
         }
         for v in self.selection.sel.values() {
             out.push((*v, Expr::bool(false)));
@@ -218,10 +224,26 @@ impl Ghost {
         out
     }
 
+    /// Every site variable.
+    pub fn site_vars(&self) -> impl Iterator<Item = VarId> + '_ {
+        [&self.site_read, &self.site_write, &self.site_aread, &self.site_awrite].into_iter().flat_map(|m| m.values().copied())
+    }
+
+    /// The site variable of accesses of one kind to region `r`.
+    pub fn site_var(&self, r: RegionId, write: bool, atomic: bool) -> VarId {
+        let map = match (write, atomic) {
+            (false, false) => &self.site_read,
+            (true, false) => &self.site_write,
+            (false, true) => &self.site_aread,
+            (true, true) => &self.site_awrite,
+        };
+        map[&r]
+    }
+
     /// The ghost variables kept per region, with their region: access
     /// flags, site variables and locksets.
     pub fn region_vars(&self) -> impl Iterator<Item = (RegionId, VarId)> + '_ {
-        let per_region = [&self.read, &self.write, &self.aread, &self.awrite, &self.site_read, &self.site_write];
+        let per_region = [&self.read, &self.write, &self.aread, &self.awrite, &self.site_read, &self.site_write, &self.site_aread, &self.site_awrite];
         per_region
             .into_iter()
             .flat_map(|m| m.iter().map(|(r, v)| (*r, *v)))
@@ -611,6 +633,8 @@ fn declare_ghost(
         lsw: BTreeMap::new(),
         site_read: BTreeMap::new(),
         site_write: BTreeMap::new(),
+        site_aread: BTreeMap::new(),
+        site_awrite: BTreeMap::new(),
         live: program.add_ghost_global("LIVE", Sort::Bool),
         partner: program.add_ghost_global("PARTNER", Sort::Int),
         selection: Selection {
@@ -636,6 +660,8 @@ fn declare_ghost(
         ghost.awrite.insert(r, program.add_ghost_global(format!("AWRITE_r{n}"), Sort::Bool));
         ghost.site_read.insert(r, program.add_ghost_global(format!("SITER_r{n}"), Sort::Int));
         ghost.site_write.insert(r, program.add_ghost_global(format!("SITEW_r{n}"), Sort::Int));
+        ghost.site_aread.insert(r, program.add_ghost_global(format!("SITEAR_r{n}"), Sort::Int));
+        ghost.site_awrite.insert(r, program.add_ghost_global(format!("SITEAW_r{n}"), Sort::Int));
         let sel = &mut ghost.selection;
         sel.sel.insert(r, program.add_ghost_global(format!("SEL_r{n}"), Sort::Bool));
         sel.write.insert(r, program.add_ghost_global(format!("SELW_r{n}"), Sort::Bool));
@@ -711,7 +737,7 @@ fn record_access(
             out.push(Command::Assign { target: lsw, value, span: None });
         }
     }
-    let site_var = if write { ghost.site_write[&region] } else { ghost.site_read[&region] };
+    let site_var = ghost.site_var(region, write, atomic);
     let value = Expr::ite(hit.clone(), Expr::int(site as i128), Expr::var(site_var));
     out.push(Command::Assign { target: site_var, value, span: None });
     select_access(ghost, region, hit, write, atomic, out);

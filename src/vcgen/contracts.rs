@@ -321,7 +321,7 @@ fn quiesce_candidates(kinds: &HashMap<VarId, GhostKind>, p: ProcId, live: VarId,
 }
 
 fn compute_modifies(program: &Program, lp: &LocksetProgram, procedures: &BTreeSet<ProcId>, s: &mut Summaries) {
-    let ghost_site_vars: BTreeSet<VarId> = lp.ghost.site_read.values().chain(lp.ghost.site_write.values()).copied().collect();
+    let ghost_site_vars: BTreeSet<VarId> = lp.ghost.site_vars().collect();
     let mut direct: HashMap<ProcId, BTreeSet<VarId>> = HashMap::new();
     let mut sites: HashMap<ProcId, BTreeMap<VarId, BTreeSet<usize>>> = HashMap::new();
     let mut callees: HashMap<ProcId, BTreeSet<ProcId>> = HashMap::new();

@@ -65,7 +65,7 @@ pub fn analyse(lp: &LocksetProgram, procedures: &BTreeSet<ProcId>, tracked: &BTr
         out.changed_live.insert(p, HashMap::new());
         out.site_live.insert(p, HashMap::new());
     }
-    let site_vars: BTreeSet<VarId> = lp.ghost.site_read.values().chain(lp.ghost.site_write.values()).copied().collect();
+    let site_vars: BTreeSet<VarId> = lp.ghost.site_vars().collect();
     loop {
         let mut changed = false;
         for &p in procedures {

@@ -7,7 +7,13 @@
 //! for each side in turn, the first access site in a fixed order (writes
 //! before reads, then nearest the entry point, breadth-first over its
 //! calls, then by number) that some racing execution ends with, found by
-//! descending from a model towards earlier sites; then the locks held in
+//! descending from a model towards earlier sites. The two sites race with
+//! each other: one writes and not both are atomic (the first side's site
+//! must race with an access the second run made, by the second run's
+//! access flags, and the second side's with the first's). Each kind of
+//! access (plain or atomic read or write) has its own site variable, so a
+//! race of a plain read with an atomic write names the plain read, not a
+//! later atomic read of the same entry point; then the locks held in
 //! every racing execution with the chosen sites, each lock checked only if
 //! a model lacking it is not already at hand. The checks run on the VC of
 //! the race's region alone, and the race check's own model is the first
@@ -30,8 +36,8 @@ use std::collections::HashMap;
 /// What a model of a pair VC says about one entry point's end state on a
 /// region: its last sites and its locksets.
 pub(super) struct ModelView {
-    site_write: Option<i128>,
-    site_read: Option<i128>,
+    /// The last site of each kind, by (write, atomic).
+    sites: HashMap<(bool, bool), Option<i128>>,
     ls: HashMap<crate::ir::LockId, Option<bool>>,
 }
 
@@ -39,8 +45,10 @@ impl ModelView {
     pub(super) fn of<S: PairSolver>(lp: &LocksetProgram, s: &mut S, run: &EntryRun, r: crate::ir::RegionId) -> ModelView {
         let g = &lp.ghost;
         let mut int = |v: Option<&VarId>| v.and_then(|v| run.end.exit_env.get(v)).and_then(|x| s.int_value(*x));
-        let site_write = int(g.site_write.get(&r));
-        let site_read = int(g.site_read.get(&r));
+        let sites = [(false, false), (true, false), (false, true), (true, true)]
+            .into_iter()
+            .map(|(w, a)| ((w, a), int(Some(&g.site_var(r, w, a)))))
+            .collect();
         let ls = g
             .cls
             .keys()
@@ -49,7 +57,7 @@ impl ModelView {
                 (*l, value)
             })
             .collect();
-        ModelView { site_write, site_read, ls }
+        ModelView { sites, ls }
     }
 }
 
@@ -57,7 +65,10 @@ impl ModelView {
 /// constant, or a variable) in the solver's last model.
 fn holds<S: PairSolver>(s: &mut S, e: &Expr) -> Option<bool> {
     match e {
+        Expr::Bool(b) => Some(*b),
         Expr::Var(v) => s.bool_value(*v),
+        Expr::Binary(crate::ir::BinaryOp::And, a, b) => Some(holds(s, a)? && holds(s, b)?),
+        Expr::Binary(crate::ir::BinaryOp::Or, a, b) => Some(holds(s, a)? || holds(s, b)?),
         Expr::Binary(crate::ir::BinaryOp::Eq, a, b) => match (&**a, &**b) {
             (Expr::Var(v), Expr::Int(k)) => Some(s.int_value(*v)? == *k),
             _ => None,
@@ -102,10 +113,29 @@ pub(super) fn canonical_evidence<S: PairSolver>(
             .filter_map(|(i, x)| Some((rank.get(&x.procedure).copied()?, i, x)))
             .collect();
         candidates.sort_by_key(|(rank, i, x)| (!x.write, *rank, *i));
+        // Two accesses race when one writes and not both are atomic: the
+        // second side's site must race with the first side's, and the
+        // first side's must race with some access of the second run (its
+        // flags at the end), so that the report names two accesses that
+        // race, not the last one of each direction.
+        let other = &runs[1];
+        let flag = |v: VarId| other.end.exit_env.get(&v).map(|x| Expr::var(*x)).unwrap_or(Expr::bool(false));
+        let [pr, pw, ar, aw] = [&g.read, &g.write, &g.aread, &g.awrite].map(|m| flag(m[&r]));
+        let first_kind = sides.first().map(|a: &Access| (a.write, a.atomic));
+        let partner = |site: &crate::instrument::lockset::AccessSite| match first_kind {
+            Some((w, a)) => ((w || site.write) && !(a && site.atomic)).then_some(Expr::bool(true)),
+            None => Some(match (site.write, site.atomic) {
+                (true, false) => Expr::or_all(vec![pr.clone(), pw.clone(), ar.clone(), aw.clone()]),
+                (true, true) => Expr::or(pr.clone(), pw.clone()),
+                (false, false) => Expr::or(pw.clone(), aw.clone()),
+                (false, true) => pw.clone(),
+            }),
+        };
         // The site each candidate leaves in its site variable, as a formula.
         let leaves = |i: usize, site: &crate::instrument::lockset::AccessSite| {
-            let var = if site.write { g.site_write[&r] } else { g.site_read[&r] };
-            end(var).map(|value| Expr::eq(value, Expr::int(i as i128)))
+            let var = g.site_var(r, site.write, site.atomic);
+            let races = partner(site)?;
+            end(var).map(|value| Expr::and(Expr::eq(value, Expr::int(i as i128)), races))
         };
         let options: Vec<(Expr, &crate::instrument::lockset::AccessSite, usize)> =
             candidates.iter().filter_map(|(_, i, site)| Some((leaves(*i, site)?, *site, *i))).collect();
@@ -119,8 +149,12 @@ pub(super) fn canonical_evidence<S: PairSolver>(
         let hint = as_seen
             .then(|| {
                 options.iter().position(|(_, site, number)| {
-                    let value = if site.write { seen.site_write } else { seen.site_read };
-                    value == Some(*number as i128)
+                    let value = seen.sites.get(&(site.write, site.atomic)).copied().flatten();
+                    // The race condition implies that the second run made
+                    // some access, which races with a plain write; another
+                    // kind of site of the model may race with nothing.
+                    let races = first_kind.is_some() || (site.write && !site.atomic);
+                    races && value == Some(*number as i128)
                 })
             })
             .flatten();
