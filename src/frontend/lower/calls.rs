@@ -752,7 +752,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         };
         // A new object no one else reaches yet.
         if let (true, Expr::Var(v)) = (model.allocates, &result) {
-            if matches!(model.returns, ReturnModel::Havoc | ReturnModel::Fresh | ReturnModel::NullOrFresh) {
+            // An `ERR_PTR` is no object: no access through it is made.
+            if matches!(model.returns, ReturnModel::Havoc | ReturnModel::Fresh | ReturnModel::NullOrFresh | ReturnModel::ErrorOrFresh) {
                 self.s.privacy.allocations.push((*v, model.name.clone()));
             }
         }
