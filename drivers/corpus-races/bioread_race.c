@@ -26,7 +26,8 @@ struct br_wait {
 	struct completion done;
 };
 
-static DEFINE_MUTEX(br_mutex);	/* serialises the ioctls */
+static DEFINE_MUTEX(br_mutex);	/* serialises the ioctls, guards br_reads */
+static unsigned int br_reads;
 static struct block_device *br_bdev;
 static struct page *br_page;	/* the buffer page, set up elsewhere */
 
@@ -58,6 +59,7 @@ static long br_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct br_wait w;
 
 	mutex_lock(&br_mutex);
+	br_reads++;
 	bio_init(&bio, br_bdev, &vec, 1, REQ_OP_READ);
 	__bio_add_page(&bio, br_page, PAGE_SIZE, 0);
 	bio.bi_iter.bi_sector = 0;
