@@ -126,11 +126,13 @@ fn precise_verdicts_match_the_expectations() {
                 continue;
             };
             // A racy driver's race may be not-found only if its comments
-            // say why: a false alarm, or a real race that needs a third
-            // thread, beyond the two the search runs.
-            let explained = text.contains("false alarm") || text.contains("third thread");
+            // say why: a false alarm, a real race that needs a third
+            // thread, beyond the two the search runs, or a real race a
+            // known gap of the precise phase misses (named in
+            // docs/soundness.md as a "Known gap").
+            let explained = text.contains("false alarm") || text.contains("third thread") || text.contains("known gap");
             if name.ends_with("_race.c") && directive == "not-found" && !explained {
-                problems.push(format!("{name}: {a} {b} {region:?}: a racy driver's race expected not-found without saying why (a false alarm, or a third thread)"));
+                problems.push(format!("{name}: {a} {b} {region:?}: a racy driver's race expected not-found without saying why (a false alarm, a third thread, or a known gap)"));
             }
             if directive == "unconfirmed" && !(name.ends_with("_race.c") && text.contains("not confirmed: ")) {
                 problems.push(format!("{name}: {a} {b} {region:?}: unconfirmed only in a racy driver whose comments say why (\"not confirmed: …\")"));

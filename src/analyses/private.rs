@@ -55,12 +55,13 @@
 //! them and the precise phase neither yields nor checks behind them.
 //!
 //! **Before publication** (issue 14, [`fresh_sites`]): a fresh allocation
-//! that escapes somewhere is still private, in the procedure that
-//! allocates it, at the accesses whose address is derived from it only
-//! through that procedure's variables, made at a point every path from
-//! the allocation reaches without a command that may publish it (a
-//! forward must-analysis per procedure, intraprocedural: a callee's
-//! accesses stay checked).
+//! or an address-taken local that escapes somewhere is still private, in
+//! the procedure that allocates or declares it, at the accesses whose
+//! address is derived from it only through that procedure's variables,
+//! made at a point every path from the allocation (the declaration)
+//! reaches without a command that may publish it (a forward must-analysis
+//! per procedure, intraprocedural: a callee's accesses stay checked). A
+//! value stored into such an unpublished object is published with it.
 //!
 //! # Soundness
 //!
@@ -405,12 +406,16 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
             }
         }
     }
-    // The flow-sensitive rule: accesses to a fresh allocation before it
-    // may be published.
-    for site in fresh_sites(&st, facts) {
+    // The flow-sensitive rule: accesses to a fresh allocation or an
+    // address-taken local before it may be published.
+    for (site, source) in fresh_sites(&st, facts) {
         if sites.insert(site) {
             report.accesses += 1;
-            *report.by_source.entry("fresh allocation before publication".to_string()).or_default() += 1;
+            let label = match sources.get(source as usize) {
+                Some((Source::Local(_), _)) => "address-taken local before publication",
+                _ => "fresh allocation before publication",
+            };
+            *report.by_source.entry(label.to_string()).or_default() += 1;
         }
     }
     PrivateAccesses { sites, report }
@@ -436,15 +441,53 @@ fn combine(a: Derived, b: Derived) -> Derived {
     }
 }
 
-/// The variables of one procedure that hold an address derived only from
-/// the current, unpublished object of an allocation source, at a point.
-type FreshVars = BTreeMap<VarId, u32>;
+/// The state of the flow-sensitive rule at a point of one procedure.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct FreshVars {
+    /// The variables that hold an address derived only from the current,
+    /// unpublished object of a source (paths meet by intersection).
+    vars: BTreeMap<VarId, u32>,
+    /// The address-taken locals that may have been published on some path
+    /// to the point (paths meet by union): a declaration reached again (a
+    /// loop) names the same frame slot, which a pointer kept from the
+    /// earlier pass may still reach, so such a local is never fresh again.
+    published: BTreeSet<u32>,
+}
+
+impl FreshVars {
+    fn get(&self, v: &VarId) -> Option<&u32> {
+        self.vars.get(v)
+    }
+
+    fn insert(&mut self, v: VarId, s: u32) {
+        self.vars.insert(v, s);
+    }
+
+    fn remove(&mut self, v: &VarId) {
+        self.vars.remove(v);
+    }
+
+    /// The meet of two paths' states.
+    fn meet(&self, other: &FreshVars) -> FreshVars {
+        let vars = self.vars.iter().filter(|(v, s)| other.vars.get(v) == Some(s)).map(|(v, s)| (*v, *s)).collect();
+        let published = self.published.union(&other.published).copied().collect();
+        FreshVars { vars, published }
+    }
+}
+
+/// The accesses the flow-sensitive rule makes private, with the source
+/// each touches.
+type Sites = BTreeMap<(ProcId, BlockId, usize), u32>;
 
 /// What the flow-sensitive rule reads: the flow-insensitive values, the
 /// allocation commands' variables and the kept values by block.
 struct FreshCtx<'a, 'b> {
     st: &'a State<'b>,
+    /// The variables a havoc gives a new object of a source: allocations'
+    /// results and locals' addresses (at the declaration).
     allocation: BTreeMap<VarId, u32>,
+    /// The sources that are address-taken locals.
+    locals: BTreeSet<u32>,
     kept: BTreeMap<(ProcId, BlockId), Vec<(usize, &'a Expr)>>,
     /// The parameters a procedure of the driver may publish.
     publishing: BTreeSet<(ProcId, usize)>,
@@ -491,13 +534,26 @@ impl FreshCtx<'_, '_> {
     }
 
     /// A value that may be derived from a source (the flow-insensitive
-    /// values, which over-approximate every path) may publish it: no
-    /// variable then holds its current object as unpublished.
+    /// values, which over-approximate every path) may publish it, and with
+    /// it every source whose value was stored into its object anywhere
+    /// (the flow-insensitive contents, to a fixpoint): no variable then
+    /// holds their current objects as unpublished.
     fn publish(&self, fresh: &mut FreshVars, value: &Expr) {
         let v = self.st.eval(value);
-        if !v.sources.is_empty() {
-            fresh.retain(|_, s| !v.sources.contains(s));
+        if v.sources.is_empty() {
+            return;
         }
+        let mut closed = v.sources;
+        let mut work: Vec<u32> = closed.iter().copied().collect();
+        while let Some(s) = work.pop() {
+            for t in self.st.contents.get(&s).into_iter().flatten() {
+                if closed.insert(*t) {
+                    work.push(*t);
+                }
+            }
+        }
+        fresh.vars.retain(|_, s| !closed.contains(s));
+        fresh.published.extend(closed.iter().filter(|s| self.locals.contains(s)));
     }
 
     /// One command's effect.
@@ -521,14 +577,23 @@ impl FreshCtx<'_, '_> {
             Command::Load { target, .. } => {
                 fresh.remove(target);
             }
-            Command::Store { value, .. } => self.publish(fresh, value),
+            // A value stored into an unpublished object stays with it:
+            // it is published when the object is (`publish`).
+            Command::Store { address, value, .. } => {
+                if !matches!(self.derived(fresh, address), Derived::Fresh(_)) {
+                    self.publish(fresh, value);
+                }
+            }
             Command::Havoc { vars, .. } => {
                 for v in vars {
                     if let Some(s) = self.allocation.get(v) {
                         // A new object: the variables holding the old one
-                        // no longer follow the source.
-                        fresh.retain(|_, t| t != s);
-                        fresh.insert(*v, *s);
+                        // no longer follow the source. A local that may
+                        // have been published gets the same slot again.
+                        fresh.vars.retain(|_, t| t != s);
+                        if !fresh.published.contains(s) {
+                            fresh.insert(*v, *s);
+                        }
                     } else if let Some(Seed::Within(base)) = self.st.seeded.get(v) {
                         match self.derived(fresh, base) {
                             Derived::Fresh(s) => {
@@ -573,7 +638,7 @@ impl FreshCtx<'_, '_> {
 
     /// Runs a block from its entry state; records its accesses through
     /// unpublished fresh objects in `sites` when given.
-    fn block(&self, p: ProcId, b: BlockId, mut fresh: FreshVars, mut sites: Option<&mut BTreeSet<(ProcId, BlockId, usize)>>) -> FreshVars {
+    fn block(&self, p: ProcId, b: BlockId, mut fresh: FreshVars, mut sites: Option<&mut Sites>) -> FreshVars {
         let kept = self.kept.get(&(p, b));
         let mut position = 0;
         let commands = &self.st.program.procedures[p].blocks[b].commands;
@@ -585,8 +650,8 @@ impl FreshCtx<'_, '_> {
             }
             if let Some(sites) = sites.as_deref_mut() {
                 if let Command::Load { address, access: AccessKind::Plain, .. } | Command::Store { address, access: AccessKind::Plain, .. } = c {
-                    if matches!(self.derived(&fresh, address), Derived::Fresh(_)) {
-                        sites.insert((p, b, i));
+                    if let Derived::Fresh(s) = self.derived(&fresh, address) {
+                        sites.insert((p, b, i), s);
                     }
                 }
             }
@@ -604,31 +669,45 @@ impl FreshCtx<'_, '_> {
     }
 }
 
-/// The flow-sensitive rule for fresh allocations, intraprocedural: in the
-/// procedure that allocates, an access whose address is derived only from
-/// the allocation through the procedure's own variables (never through
-/// memory), at a point every path reaches from the allocation without a
-/// command that may publish the object. A forward must-analysis per
-/// procedure: the state maps each local variable to the source whose
-/// current, unpublished object it points into; paths meet by
+/// The flow-sensitive rule for fresh allocations and address-taken
+/// locals, intraprocedural: in the procedure that allocates (declares), an
+/// access whose address is derived only from the object through the
+/// procedure's own variables (never through memory), at a point every path
+/// reaches from the allocation (the declaration's havoc of the local's
+/// address) without a command that may publish the object. A forward
+/// must-analysis per procedure: the state maps each local variable to the
+/// source whose current, unpublished object it points into; paths meet by
 /// intersection. May publish (every source the flow-insensitive values
-/// say a value may be derived from): a store of the value anywhere, a call
-/// (of the driver or not) that receives it, a value kept by a model, an
-/// external call, a function pointer or inline assembly (at the call, as
-/// the lowering recorded), an assignment to a global or to the
-/// procedure's return. The allocation command itself starts a new object
-/// and forgets every variable holding the old one, so a copy carried
-/// around a loop never stands for the new object.
-fn fresh_sites(st: &State<'_>, facts: &Facts) -> BTreeSet<(ProcId, BlockId, usize)> {
-    let allocation: BTreeMap<VarId, u32> = facts.allocations.iter().enumerate().map(|(i, (v, _))| (*v, i as u32)).collect();
+/// say a value may be derived from, with every source whose value was
+/// stored into their objects, transitively): a store of the value
+/// anywhere but into an object still unpublished at that point (whose
+/// publication then publishes it), a call of the driver at a parameter it
+/// may publish, a call without body, a value kept by a model, an external
+/// call, a function pointer or inline assembly (at the call, as the
+/// lowering recorded), an assignment to a global or to the procedure's
+/// return. The allocation command itself starts a new object and forgets
+/// every variable holding the old one, so a copy carried around a loop
+/// never stands for the new object; a local's declaration reached again
+/// after the local may have been published starts nothing (the same frame
+/// slot, which a kept pointer may still reach).
+fn fresh_sites(st: &State<'_>, facts: &Facts) -> Sites {
+    // The sources' numbering of `analyse`: allocations, then locals.
+    let mut allocation: BTreeMap<VarId, u32> = facts.allocations.iter().enumerate().map(|(i, (v, _))| (*v, i as u32)).collect();
+    let first_local = facts.allocations.len();
+    let mut locals = BTreeSet::new();
+    for (j, v) in facts.locals.iter().enumerate() {
+        let s = (first_local + j) as u32;
+        allocation.insert(*v, s);
+        locals.insert(s);
+    }
     let mut kept: BTreeMap<(ProcId, BlockId), Vec<(usize, &Expr)>> = BTreeMap::new();
     for (p, b, at, e) in &facts.kept_at {
         kept.entry((*p, *b)).or_default().push((*at, e));
     }
     let program = st.program;
     let publishing = publishing_params(program, &st.seeded, &kept);
-    let ctx = FreshCtx { st, allocation, kept, publishing };
-    let mut sites = BTreeSet::new();
+    let ctx = FreshCtx { st, allocation, locals, kept, publishing };
+    let mut sites = Sites::new();
     for (id, p) in program.procedures.iter() {
         if !p.body {
             continue;
@@ -637,7 +716,7 @@ fn fresh_sites(st: &State<'_>, facts: &Facts) -> BTreeSet<(ProcId, BlockId, usiz
         if !allocates {
             continue;
         }
-        let mut entry: BTreeMap<BlockId, FreshVars> = BTreeMap::from([(p.entry, FreshVars::new())]);
+        let mut entry: BTreeMap<BlockId, FreshVars> = BTreeMap::from([(p.entry, FreshVars::default())]);
         let mut work = vec![p.entry];
         while let Some(b) = work.pop() {
             let out = ctx.block(id, b, entry[&b].clone(), None);
@@ -645,7 +724,7 @@ fn fresh_sites(st: &State<'_>, facts: &Facts) -> BTreeSet<(ProcId, BlockId, usiz
                 for t in targets {
                     let next = match entry.get(t) {
                         None => out.clone(),
-                        Some(old) => old.iter().filter(|(v, s)| out.get(v) == Some(s)).map(|(v, s)| (*v, *s)).collect(),
+                        Some(old) => old.meet(&out),
                     };
                     if entry.get(t) != Some(&next) {
                         entry.insert(*t, next);

@@ -64,6 +64,12 @@
 //! argument not kept also leaves the regions of the storage it points to
 //! apart (src/frontend/lower/regions.rs).
 //!
+//! `keeps-last="true"`: the function makes every access its model lists
+//! before it keeps an argument (`submit_bio` prepares the bio, then hands
+//! it to the block layer): the kept values are recorded after the accesses,
+//! so that accesses to an object not published before the call stay
+//! private, as the driver's own accesses before the call do.
+//!
 //! **Calls back.** `calls-back="true"`: the function calls driver code
 //! through function pointers it is given (`mii_check_media` calls the
 //! driver's `mdio_read` through `struct mii_if_info`). Its model gives its
@@ -193,6 +199,12 @@ pub struct FunctionModel {
     /// given (`calls-back="true"`), which the lowering does not follow:
     /// the call stays a counted `approx {external-call}`.
     pub calls_back: bool,
+    /// Whether the function makes all its modelled accesses before it
+    /// keeps any argument (`keeps-last="true"`: it hands the object on as
+    /// its last step, `submit_bio`): the lowering records the kept values
+    /// after the accesses, so that those to an object not yet published
+    /// stay private (src/analyses/private.rs).
+    pub keeps_last: bool,
     /// What the function does to driver memory.
     pub reason: String,
 }
@@ -223,6 +235,8 @@ pub(super) struct FunctionXml {
     allocates: Option<String>,
     #[serde(rename = "@calls-back")]
     calls_back: Option<String>,
+    #[serde(rename = "@keeps-last")]
+    keeps_last: Option<String>,
     #[serde(rename = "reads", default)]
     reads: Vec<EffectXml>,
     #[serde(rename = "writes", default)]
@@ -409,7 +423,12 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
         Some("true") => true,
         Some(other) => return Err(format!("{context}: calls-back must be true or false, not `{other}`")),
     };
-    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, keeps, allocates, calls_back, reason: f.reason })
+    let keeps_last = match f.keeps_last.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => return Err(format!("{context}: keeps-last must be true or false, not `{other}`")),
+    };
+    Ok(FunctionModel { name: f.name, reads, writes, atomics, returns, keeps, allocates, calls_back, keeps_last, reason: f.reason })
 }
 
 #[cfg(test)]
@@ -467,9 +486,12 @@ mod tests {
                <function name="list_add" reason="r" keeps="0"/>
                <function name="kmalloc" reason="r"><returns kind="null-or-fresh"/></function>
                <function name="krealloc" reason="r" allocates="false"><returns kind="null-or-fresh"/></function>
-               <function name="memdup_user" reason="r" allocates="true"/>"#,
+               <function name="memdup_user" reason="r" allocates="true"/>
+               <function name="submit_bio" reason="r" keeps-last="true"/>"#,
         )
         .unwrap();
+        assert!(m.functions["submit_bio"].keeps_last && !m.functions["memcpy"].keeps_last);
+        rejected(r#"<function name="f" reason="r" keeps-last="yes"/>"#, "keeps-last must be");
         assert!(!m.functions["memcpy"].may_keep(0));
         assert!(m.functions["list_add"].may_keep(0) && !m.functions["list_add"].may_keep(1));
         assert!(m.functions["kmalloc"].allocates && m.functions["memdup_user"].allocates);

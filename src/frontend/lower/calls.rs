@@ -661,7 +661,12 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             self.s.stats.external_functions.insert(model.name.clone());
             self.approx(ApproxKind::ExternalCall, format!("{} (calls back into the driver; those calls are not followed)", model.name), Some(c));
         }
-        self.keep(values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()).collect::<Vec<_>>());
+        let kept: Vec<Expr> = values.iter().enumerate().filter(|(i, _)| model.may_keep(*i)).map(|(_, v)| v.clone()).collect();
+        // Kept at the call's start, unless the function hands its
+        // arguments on only after its own accesses (`keeps-last`).
+        if !model.keeps_last {
+            self.keep(kept.clone());
+        }
         for effect in &model.reads {
             self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), &[], false, AccessKind::Plain, span.clone());
         }
@@ -696,6 +701,9 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             if write {
                 self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, &[], true, AccessKind::Atomic, span.clone());
             }
+        }
+        if model.keeps_last {
+            self.keep(kept);
         }
         let result = match model.returns {
             ReturnModel::Havoc => Expr::var(self.havoc()),
@@ -750,7 +758,8 @@ impl<'t> FnLower<'_, '_, '_, 't> {
         };
         // A new object no one else reaches yet.
         if let (true, Expr::Var(v)) = (model.allocates, &result) {
-            if matches!(model.returns, ReturnModel::Havoc | ReturnModel::Fresh | ReturnModel::NullOrFresh) {
+            // An `ERR_PTR` is no object: no access through it is made.
+            if matches!(model.returns, ReturnModel::Havoc | ReturnModel::Fresh | ReturnModel::NullOrFresh | ReturnModel::ErrorOrFresh) {
                 self.s.privacy.allocations.push((*v, model.name.clone()));
             }
         }
