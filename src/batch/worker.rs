@@ -46,7 +46,8 @@ pub struct Reply<R> {
     pub peak_memory: Option<u64>,
 }
 
-/// How much of a worker's stderr is kept to explain a failure.
+/// How much of a worker's stderr is kept to explain a failure, at its
+/// start and at its end.
 const STDERR_TAIL: usize = 16 * 1024;
 
 /// How often the parent looks at a running worker.
@@ -86,16 +87,22 @@ pub fn run_one<Q: Serialize, R: DeserializeOwned>(task: &Task<Q>, options: &Opti
         buf
     });
     let mut stderr = child.stderr.take();
+    // The head is kept too: a panic's message comes first, and a long
+    // backtrace after it (RUST_BACKTRACE set) would push it out of the
+    // tail.
     let err_reader = std::thread::spawn(move || {
-        let mut tail = Vec::new();
+        let (mut head, mut tail) = (Vec::new(), Vec::new());
         let mut chunk = [0u8; 8192];
         while let Some(Ok(n @ 1..)) = stderr.as_mut().map(|e| e.read(&mut chunk)) {
-            tail.extend_from_slice(&chunk[..n]);
+            let room = STDERR_TAIL.saturating_sub(head.len()).min(n);
+            head.extend_from_slice(&chunk[..room]);
+            tail.extend_from_slice(&chunk[room..n]);
             if tail.len() > 2 * STDERR_TAIL {
                 tail.drain(..tail.len() - STDERR_TAIL);
             }
         }
-        tail
+        head.extend_from_slice(&tail);
+        head
     });
     let file_deadline = options.file_timeout.map(|t| start + t);
     let mut stopped = None;
