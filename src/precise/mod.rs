@@ -408,7 +408,7 @@ impl Setup<'_> {
             "a witness exists from arbitrary memory with every callback live, where the pair started because {init} reached a bound; none was found after a run of {init} within the bounds (its loops unrolled {})",
             bounds(self.options).init_unroll
         );
-        let again = if witnessed.is_empty() || self.options.past_deadline() { None } else { Some(self.search(pair, verdict, Some((&witnessed, true)))) };
+        let again = if witnessed.is_empty() || self.options.past_deadline() { None } else { Some(self.search(pair, verdict, Some(&witnessed))) };
         for (name, v) in out.regions.iter_mut().filter(|(n, _)| witnessed.contains(n)) {
             let found = again.as_ref().and_then(|g| g.regions.iter().find(|(m, w)| m == name && matches!(w, PreciseVerdict::Confirmed(_))));
             *v = match found {
@@ -427,9 +427,9 @@ impl Setup<'_> {
     }
 
     /// One search of a pair's unproven regions, or of those `only` names;
-    /// with `only`'s flag, init runs even though it does not fit the
-    /// bounds (its paths past a bound dropped).
-    fn search(&self, pair: &Pair, verdict: &PairVerdict, only: Option<(&[String], bool)>) -> PrecisePair {
+    /// then init runs even though it does not fit the bounds (its paths
+    /// past a bound dropped).
+    fn search(&self, pair: &Pair, verdict: &PairVerdict, only: Option<&[String]>) -> PrecisePair {
         let start = Instant::now();
         let program = self.program;
         let (a, b) = (self.entries[pair.first], self.entries[pair.second]);
@@ -443,10 +443,10 @@ impl Setup<'_> {
             }
         }
         let pair_proven = unproven.is_empty();
-        if let Some((names, _)) = only {
+        if let Some(names) = only {
             unproven.retain(|(n, _)| names.contains(n));
         }
-        let init_cut = only.is_some_and(|(_, cut)| cut);
+        let init_cut = only.is_some();
         let checked: BTreeSet<RegionId> = unproven.iter().flat_map(|(_, r)| r.iter().copied()).collect();
         let in_pair = [a, b].iter().any(|e| e.kind.role() == crate::models::Role::Init);
         let run_init = self.init.is_some() && !in_pair && (self.init_fits || init_cut);

@@ -95,6 +95,8 @@ pub struct Bump {
     /// Each object made so far, by its base: what it is in C, for
     /// witnesses ([`describe`]).
     pub names: Vec<(i128, String)>,
+    /// How many objects each site (its unnumbered name) made so far.
+    per_site: std::collections::HashMap<String, usize>,
 }
 
 impl Bump {
@@ -123,12 +125,11 @@ impl Bump {
     /// objects of one site (a loop's allocations, a function's frames)
     /// are numbered.
     pub fn name(&mut self, base: i128, what: &str, site: &str) {
-        let plain = format!("{what} {site}");
-        let before = self.names.iter().filter(|(_, w)| *w == plain || (w.starts_with(&format!("{what} #")) && w.ends_with(site))).count();
-        let name = if before == 0 { plain } else { format!("{what} #{} {site}", before + 1) };
+        let made = self.per_site.entry(format!("{what} {site}")).or_default();
+        *made += 1;
+        let name = if *made == 1 { format!("{what} {site}") } else { format!("{what} #{made} {site}") };
         self.names.push((base, name));
     }
-
 }
 
 /// What a havocked variable receives: the object kind, if it is an
