@@ -29,6 +29,10 @@ pub struct PreciseArgs {
     /// Nested calls inlined.
     #[arg(long, value_name = "N", default_value = "8")]
     pub inline_depth: u32,
+    /// Memory budget of one pair's search, in MiB: a pair whose encoding
+    /// grows past it has its regions unknown, with the reason.
+    #[arg(long, value_name = "MIB", default_value_t = precise::PAIR_MEMORY, value_parser = clap::value_parser!(u64).range(16..))]
+    pub pair_memory: u64,
     /// Also catch races that write the value already there ("benign"), by
     /// checking write stamps instead of values.
     #[arg(long)]
@@ -43,6 +47,7 @@ impl PreciseArgs {
             unroll: self.unroll,
             main_unroll: self.init_unroll,
             inline_depth: self.inline_depth,
+            pair_memory: self.pair_memory,
             yields: self.yields,
             strict: self.strict,
             timeout,

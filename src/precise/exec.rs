@@ -64,6 +64,12 @@ pub struct Bounds {
     /// Commands in the expansion of the whole pair; past it the pair is
     /// unknown.
     pub max_commands: usize,
+    /// Bytes the pair's terms may take ([`TermBank::approximate_bytes`]);
+    /// past it the pair is unknown. The encoding of memory reads grows with
+    /// the writes before each read, so a long init can need gigabytes
+    /// within the command budget; this keeps one pair's search within the
+    /// `--pair-memory` budget instead of the whole worker running out.
+    pub max_term_bytes: usize,
 }
 
 /// A bound the expansion reached.
@@ -197,8 +203,11 @@ pub struct Exec<'a> {
     pub hits: BTreeSet<Hit>,
     /// Yield points placed.
     pub yields: usize,
-    /// Set when the expansion exceeded `max_commands`.
+    /// Set when the expansion exceeded `max_commands`, or its terms
+    /// `max_term_bytes` (then `memory_exceeded` is set too).
     pub too_large: bool,
+    /// Set when the terms exceeded `max_term_bytes`.
+    pub memory_exceeded: bool,
     /// Init's paths dropped at a bound ([`Exec::stop`]): each path's reach
     /// and the constraint that dropped it.
     pub(super) init_cuts: Vec<(TermId, TermId)>,
@@ -343,6 +352,7 @@ impl<'a> Exec<'a> {
             hits: BTreeSet::new(),
             yields: 0,
             too_large: false,
+            memory_exceeded: false,
             init_cuts: Vec::new(),
             approximated: false,
             policy,
@@ -774,6 +784,10 @@ impl<'a> Exec<'a> {
         let mut exits: Vec<(TermId, State)> = Vec::new();
         let name = proc.name.clone();
         for &n in order {
+            if self.over_budget() {
+                // The pair is unknown: nothing after this is used.
+                break;
+            }
             let arriving = std::mem::take(&mut incoming[n]);
             if arriving.is_empty() {
                 continue;
@@ -850,6 +864,16 @@ impl<'a> Exec<'a> {
         }
         after.round = out.round;
         (after, out_reach, results)
+    }
+
+    /// Whether the expansion is past its budget of commands or of term
+    /// bytes (which it then records).
+    pub(super) fn over_budget(&mut self) -> bool {
+        if !self.too_large && self.t.approximate_bytes() > self.bounds.max_term_bytes {
+            self.too_large = true;
+            self.memory_exceeded = true;
+        }
+        self.too_large
     }
 
     /// Whether a dead load can be left out: a plain read of a region no

@@ -92,6 +92,12 @@ pub struct Options {
     pub timeout: Duration,
     /// Commands in the expansion of one pair, past which it is unknown.
     pub max_commands: usize,
+    /// The memory budget of one pair's search, in MiB: the pair is unknown
+    /// once the terms of its encoding take about a third of it (the other
+    /// two thirds are for z3's copy of them and its search), see
+    /// [`exec::Bounds::max_term_bytes`].
+    #[serde(default = "default_pair_memory")]
+    pub pair_memory: u64,
     /// z3's resource limit per query (deterministic, unlike the timeout);
     /// none by default.
     pub resource_limit: Option<u32>,
@@ -123,6 +129,13 @@ pub struct Options {
 /// The default iterations of init's loops for drivers (`--init-unroll`).
 pub const INIT_UNROLL: u32 = 8;
 
+/// The default memory budget of one pair's search, in MiB (`--pair-memory`).
+pub const PAIR_MEMORY: u64 = 1024;
+
+fn default_pair_memory() -> u64 {
+    PAIR_MEMORY
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -134,6 +147,7 @@ impl Default for Options {
             strict: false,
             timeout: Duration::from_secs(10),
             max_commands: 200_000,
+            pair_memory: PAIR_MEMORY,
             resource_limit: None,
             deadline: None,
             dump_dir: None,
@@ -229,7 +243,9 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
                 || (cut_off && matches!(h, Hit::Unroll(..) | Hit::Recursion(_) | Hit::Inline(_)))
         };
         init_reached = e.hits.iter().filter(|h| !allowed(h)).map(|h| h.to_string()).collect();
-        if e.too_large {
+        if e.memory_exceeded {
+            init_reached.push(format!("terms past the memory budget of {} MiB", options.pair_memory));
+        } else if e.too_large {
             init_reached.push(format!("more than {} commands", options.max_commands));
         }
         e.hits.iter().all(allowed) && !e.too_large
@@ -338,7 +354,8 @@ struct Setup<'a> {
 
 fn bounds(o: &Options) -> Bounds {
     let init_unroll = o.main_unroll.max(o.unroll);
-    Bounds { k: o.k.max(1), unroll: o.unroll, init_unroll, inline_depth: o.inline_depth, max_commands: o.max_commands }
+    let max_term_bytes = usize::try_from(o.pair_memory.saturating_mul(1 << 20) / 3).unwrap_or(usize::MAX);
+    Bounds { k: o.k.max(1), unroll: o.unroll, init_unroll, inline_depth: o.inline_depth, max_commands: o.max_commands, max_term_bytes }
 }
 
 fn policy(o: &Options, proven: BTreeSet<RegionId>, pair_proven: bool, threads: [yields::Footprint; 2]) -> yields::YieldPolicy {
@@ -545,8 +562,15 @@ impl Setup<'_> {
             let hits: Vec<Hit> = exec.hits.iter().cloned().collect();
             let yields = exec.yields;
             let history_label: Vec<(usize, String)> = exec.history_from.iter().copied().zip(exec.history_names.iter().cloned()).collect();
-            let (verdicts, needed) = if exec.too_large {
-                let why = format!("the bounded program exceeds {} commands; lower --unroll or --inline-depth", self.options.max_commands);
+            let (verdicts, needed) = if exec.over_budget() {
+                let why = if exec.memory_exceeded {
+                    format!(
+                        "the encoding of the bounded program exceeds the pair's memory budget of {} MiB; raise --pair-memory or lower --unroll, --init-unroll or --inline-depth",
+                        self.options.pair_memory
+                    )
+                } else {
+                    format!("the bounded program exceeds {} commands; lower --unroll or --inline-depth", self.options.max_commands)
+                };
                 (regions.iter().map(|(n, _)| (n.clone(), PreciseVerdict::Unknown(why.clone()))).collect(), BTreeMap::new())
             } else {
                 let start = module_start.as_ref().zip(start_constraint);

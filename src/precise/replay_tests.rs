@@ -47,7 +47,7 @@ fn search(program: &Program, r: RegionId, a: ProcId, b: ProcId, doctor: impl Fn(
         let private = BTreeSet::<Cell>::new();
         let threads = [Footprint::of(program, a, &[]), Footprint::of(program, b, &[])];
         let policy = YieldPolicy::new(YieldMode::All, BTreeSet::new(), false, threads);
-        let bounds = Bounds { k: K, unroll: 2, init_unroll: 2, inline_depth: 4, max_commands: 10_000 };
+        let bounds = Bounds { k: K, unroll: 2, init_unroll: 2, inline_depth: 4, max_commands: 10_000, max_term_bytes: usize::MAX };
         let mut exec = Exec::new(program, Memory::new(K, private, true), policy, BTreeSet::from([r]), false, bounds);
         exec.separate_globals();
         exec.thread(Who::T1, a, &[], false);
@@ -139,7 +139,7 @@ fn a_witness_reaching_an_object_through_an_argument_is_rejected_and_refined_away
         let private = BTreeSet::<Cell>::new();
         let threads = [Footprint::of(&program, w, &[]), Footprint::of(&program, rd, &[])];
         let policy = YieldPolicy::new(YieldMode::All, BTreeSet::new(), false, threads);
-        let bounds = Bounds { k: K, unroll: 2, init_unroll: 2, inline_depth: 4, max_commands: 10_000 };
+        let bounds = Bounds { k: K, unroll: 2, init_unroll: 2, inline_depth: 4, max_commands: 10_000, max_term_bytes: usize::MAX };
         let mut exec = Exec::new(&program, Memory::new(K, private, true), policy, BTreeSet::from([r]), false, bounds);
         exec.separate_globals();
         exec.thread(Who::T1, w, &[], false);
@@ -180,4 +180,25 @@ fn a_witness_reaching_an_object_through_an_argument_is_rejected_and_refined_away
             "with the initial value kept out of the new object, nothing races"
         );
     });
+}
+
+#[test]
+fn a_pair_past_its_term_budget_stops_and_says_so() {
+    let (mut program, r) = program();
+    let a = writer(&mut program, r, "w1", 1, false);
+    let b = writer(&mut program, r, "w2", 2, false);
+    let run = |max_term_bytes: usize| {
+        crate::solver::isolated(|| {
+            let threads = [Footprint::of(&program, a, &[]), Footprint::of(&program, b, &[])];
+            let policy = YieldPolicy::new(YieldMode::All, BTreeSet::new(), false, threads);
+            let bounds = Bounds { k: K, unroll: 2, init_unroll: 2, inline_depth: 4, max_commands: 10_000, max_term_bytes };
+            let mut exec = Exec::new(&program, Memory::new(K, BTreeSet::new(), true), policy, BTreeSet::from([r]), false, bounds);
+            exec.thread(Who::T1, a, &[], false);
+            exec.thread(Who::T2, b, &[], false);
+            (exec.too_large, exec.memory_exceeded, exec.checks.len())
+        })
+    };
+    assert_eq!(run(usize::MAX).0, false, "an unbounded budget is not exceeded");
+    let (too_large, memory, _) = run(1);
+    assert!(too_large && memory, "a one-byte budget stops the expansion and names memory as the cause");
 }

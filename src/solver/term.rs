@@ -217,6 +217,8 @@ pub struct TermBank {
     index: HashMap<Term, TermId>,
     decls: Vec<Decl>,
     decl_index: HashMap<Decl, DeclId>,
+    /// The bytes the terms take, approximately ([`TermBank::approximate_bytes`]).
+    bytes: usize,
 }
 
 impl Default for TermBank {
@@ -235,6 +237,7 @@ impl TermBank {
             index: HashMap::new(),
             decls: Vec::new(),
             decl_index: HashMap::new(),
+            bytes: 0,
         };
         bank.intern(Term::Bool(false), Sort::Bool);
         bank.intern(Term::Bool(true), Sort::Bool);
@@ -249,6 +252,15 @@ impl TermBank {
     /// How many distinct terms the bank holds.
     pub fn num_terms(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// About how many bytes the bank's terms take: each node is held twice
+    /// (in the arena and as the key of its hash-consing index), with its
+    /// operands, plus the index entry's id and control bytes and the sort.
+    /// Vectors' spare capacity is not counted. The precise phase bounds a
+    /// pair's encoding by it (`--pair-memory`).
+    pub fn approximate_bytes(&self) -> usize {
+        self.bytes
     }
 
     /// The node `t` names.
@@ -291,6 +303,7 @@ impl TermBank {
             return id;
         }
         let id = TermId(u32::try_from(self.nodes.len()).expect("a term bank holds fewer than 2^32 terms"));
+        self.bytes += 2 * (std::mem::size_of::<Term>() + std::mem::size_of::<TermId>() * term.children().count()) + 16;
         self.nodes.push(term.clone());
         self.sorts.push(sort);
         self.index.insert(term, id);
