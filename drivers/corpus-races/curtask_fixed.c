@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * curtask_fixed.c - a doorbell device, /dev/ctbell: read() sleeps until
+ * the doorbell rings, write() rings it.
+ *
+ * Fixed twin of curtask_race.c (case: the current task, issue 14). read()
+ * waits in the classic hand-written loop: set_current_state, test the
+ * condition, schedule, and records the sleeping task in waiter under
+ * ct_lock so that write() can wake it. set_current_state writes the
+ * current task's __state: every caller writes its own task_struct (two
+ * reads run in two tasks), which the model of get_current says (a new
+ * object, the caller's own), so those writes are not races. Expected:
+ * every pair proven race-free.
+ */
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/fs.h>
+
+static DEFINE_SPINLOCK(ct_lock);	/* guards waiter and rung */
+static struct task_struct *waiter;
+static int rung;
+
+// @expect entry-point ct_read callback file_operations.read
+static ssize_t ct_read(struct file *file, char __user *buf, size_t count,
+		       loff_t *ppos)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		spin_lock(&ct_lock);
+		if (rung) {
+			rung = 0;
+			waiter = NULL;
+			spin_unlock(&ct_lock);
+			break;
+		}
+		waiter = current;
+		spin_unlock(&ct_lock);
+		if (signal_pending(current)) {
+			__set_current_state(TASK_RUNNING);
+			return -ERESTARTSYS;
+		}
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+// @expect entry-point ct_write callback file_operations.write
+static ssize_t ct_write(struct file *file, const char __user *buf,
+			size_t count, loff_t *ppos)
+{
+	spin_lock(&ct_lock);
+	rung = 1;
+	if (waiter)
+		wake_up_process(waiter);
+	spin_unlock(&ct_lock);
+	return count;
+}
+
+static const struct file_operations ct_fops = {
+	.owner = THIS_MODULE,
+	.read = ct_read,
+	.write = ct_write,
+};
+
+static struct miscdevice ct_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "ctbell",
+	.fops = &ct_fops,
+};
+
+// @expect init ct_init
+// @expect entry-point ct_init module-init module_init
+static int __init ct_init(void)
+{
+	return misc_register(&ct_misc);
+}
+
+// @expect entry-point ct_exit module-exit module_exit
+static void __exit ct_exit(void)
+{
+	misc_deregister(&ct_misc);
+}
+
+module_init(ct_init);
+module_exit(ct_exit);
+
+MODULE_DESCRIPTION("racewatch race corpus: the current task's state, fixed");
+MODULE_LICENSE("GPL");
