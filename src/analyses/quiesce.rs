@@ -402,6 +402,57 @@ mod tests {
         assert_eq!(sets, vec![Vec::<String>::new(), vec!["handler".to_string()]]);
     }
 
+    /// A NAPI poll, a callback `stopper` that disables it (napi_disable,
+    /// re-armed only by napi_enable) and a callback `enabler` that enables
+    /// it; returns the stopper's effective set, with `concurrent` deciding
+    /// which entry points run together.
+    fn napi_quiesced(concurrent: Concurrent<'_>) -> Vec<String> {
+        let mut program = Program::new();
+        let entry = |program: &mut Program, name: &str, kind: EntryKind, body: Vec<Command>| {
+            let mut b = ProcedureBuilder::new(program, name, None);
+            for c in body {
+                b.push(c);
+            }
+            b.ret();
+            let procedure = b.finish();
+            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new() });
+        };
+        let disable = Command::Quiesce {
+            function: "napi_disable".into(),
+            targets: vec!["poll".into()],
+            stops_self: true,
+            rearmed_by: vec!["napi_enable".into()],
+            effective: Vec::new(),
+            span: None,
+        };
+        let enable = Command::MakeLive { function: "napi_enable".into(), targets: Some(vec!["poll".into()]), assumed: false, span: None };
+        entry(&mut program, "poll", EntryKind::Napi, vec![]);
+        entry(&mut program, "enabler", EntryKind::Callback, vec![enable]);
+        entry(&mut program, "stopper", EntryKind::Callback, vec![disable]);
+        resolve_with(&mut program, concurrent);
+        let stopper = program.entry_points.values().find(|e| e.name == "stopper").map(|e| e.procedure).expect("stopper");
+        let block = program.procedures[stopper].blocks.iter().next().map(|(_, b)| b.commands.clone()).expect("block");
+        block.iter().find_map(|c| if let Command::Quiesce { effective, .. } = c { Some(effective.clone()) } else { None }).expect("quiesce")
+    }
+
+    /// The cause of issue 14's napi false alarms (r8169's rtl8169_cleanup,
+    /// 8139too's rtl8139_close): the pair model does not see locks, so a
+    /// callback that calls napi_enable under RTNL counts as able to re-arm
+    /// the poll while an RTNL holder is past its napi_disable. Until the
+    /// analysis knows the held locks, the poll must stay live there.
+    #[test]
+    fn a_poll_that_a_concurrent_callback_may_enable_again_is_not_quiesced() {
+        assert_eq!(napi_quiesced(&|_, _| true), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_poll_that_only_a_callback_kept_apart_enables_is_quiesced() {
+        // Entry points: 0 poll, 1 enabler, 2 stopper; the enabler and the
+        // stopper never run together.
+        let apart = |a: usize, b: usize| !matches!((a.min(b), a.max(b)), (1, 2));
+        assert_eq!(napi_quiesced(&apart), vec!["poll".to_string()]);
+    }
+
     #[test]
     fn a_work_item_cancelled_after_its_handler_is_quiesced() {
         let sets = remove_quiescing(["handler", "work"]);
