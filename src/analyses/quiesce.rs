@@ -588,11 +588,13 @@ mod tests {
         block.iter().find_map(|c| if let Command::Quiesce { effective, .. } = c { Some(effective.clone()) } else { None }).expect("quiesce")
     }
 
-    /// The cause of issue 14's napi false alarms (r8169's rtl8169_cleanup,
-    /// 8139too's rtl8139_close): the pair model does not see locks, so a
-    /// callback that calls napi_enable under RTNL counts as able to re-arm
-    /// the poll while an RTNL holder is past its napi_disable. Until the
-    /// analysis knows the held locks, the poll must stay live there.
+    /// The cause of issue 14's remaining napi false alarms (r8169's
+    /// rtl8169_cleanup): the pair model does not see locks, so a callback
+    /// that calls napi_enable under RTNL with no napi_disable of its own
+    /// before it (rtl8169_up from rtl_open and the resume callbacks) counts
+    /// as able to re-arm the poll while an RTNL holder is past its
+    /// napi_disable. Until the analysis knows the held locks and the
+    /// handoffs, the poll must stay live there.
     #[test]
     fn a_poll_that_a_concurrent_callback_may_enable_again_is_not_quiesced() {
         assert_eq!(napi_quiesced("e", &|_, _| true), Vec::<String>::new());
