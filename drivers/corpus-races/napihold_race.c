@@ -13,8 +13,8 @@
  * ndo_stop drops the ring: a race. The fixed twin, napihold_fixed.c,
  * always disables NAPI first, so its napi_enable only gives back its own
  * hold and the pair is proven.
- * Not confirmed: the interleaving needs three threads (ndo_stop, the reset
- * work and the poll), and the precise phase searches two.
+ * Not confirmed: the interleaving needs a third thread (ndo_stop, the
+ * reset work and the poll), and the precise phase searches two.
  */
 #include <linux/module.h>
 #include <linux/platform_device.h>
