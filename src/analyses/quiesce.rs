@@ -371,7 +371,9 @@ impl Cx<'_> {
 /// held" at each procedure's entry (a hold taken by a caller is not
 /// counted, which loses precision, not soundness), where a call the
 /// lowering cannot see into (`live` with every target) gives the hold
-/// back, and a callee that reaches neither kind of call changes nothing.
+/// back, a callee that reaches neither kind of call changes nothing, and
+/// another callee leaves what its summary says for the state it is
+/// entered in (held or not).
 fn giving_back(program: &Program, function: &str, targets: &BTreeSet<String>, rearm: &[String]) -> HashSet<*const Command> {
     let takes = |c: &Command| {
         matches!(c, Command::Quiesce { function: f, targets: t, exclusive: true, .. }
@@ -396,22 +398,24 @@ fn giving_back(program: &Program, function: &str, targets: &BTreeSet<String>, re
         }
     }
     let g = Hold { program, takes: &takes, targets, rearm, touching: &touching };
-    // Whether each procedure surely returns holding, from "not held" on
-    // entry; iterated from false upwards, so each iterate is sound.
-    let mut held_after: HashMap<ProcId, bool> = HashMap::new();
-    for _ in 0..=touching.len() + 1 {
+    // Whether each procedure surely returns holding, from "not held" and
+    // from "held" on entry; iterated from false upwards, so each iterate
+    // is sound.
+    let mut held_after: HashMap<ProcId, [bool; 2]> = HashMap::new();
+    for _ in 0..=2 * touching.len() + 1 {
         let mut changed = false;
         for &p in &touching {
-            let exit = g.flow(p, &held_after, None);
-            if held_after.get(&p).copied().unwrap_or(false) != exit {
-                held_after.insert(p, exit);
+            let exits = [g.flow(p, false, &held_after, None), g.flow(p, true, &held_after, None)];
+            if held_after.get(&p).copied().unwrap_or([false; 2]) != exits {
+                held_after.insert(p, exits);
                 changed = true;
             }
         }
         if !changed {
+            // Only from "not held": a hold taken by a caller is not counted.
             let mut out = HashSet::new();
             for &p in &touching {
-                g.flow(p, &held_after, Some(&mut out));
+                g.flow(p, false, &held_after, Some(&mut out));
             }
             return out;
         }
@@ -429,12 +433,13 @@ struct Hold<'a> {
 }
 
 impl Hold<'_> {
-    /// Whether procedure `p` surely returns holding; with `out`, adds the
-    /// re-arming commands reached holding.
-    fn flow(&self, p: ProcId, held_after: &HashMap<ProcId, bool>, mut out: Option<&mut HashSet<*const Command>>) -> bool {
+    /// Whether procedure `p`, entered holding or not (`entry`), surely
+    /// returns holding; with `out`, adds the re-arming commands reached
+    /// holding.
+    fn flow(&self, p: ProcId, entry: bool, held_after: &HashMap<ProcId, [bool; 2]>, mut out: Option<&mut HashSet<*const Command>>) -> bool {
         let procedure = &self.program.procedures[p];
         let mut at: HashMap<BlockId, bool> = HashMap::new();
-        at.insert(procedure.entry, false);
+        at.insert(procedure.entry, entry);
         let mut work = vec![procedure.entry];
         let mut steps = 0usize;
         while let Some(b) = work.pop() {
@@ -466,7 +471,7 @@ impl Hold<'_> {
         exit.unwrap_or(false)
     }
 
-    fn block(&self, p: ProcId, b: BlockId, state: &mut bool, held_after: &HashMap<ProcId, bool>, mut out: Option<&mut HashSet<*const Command>>) {
+    fn block(&self, p: ProcId, b: BlockId, state: &mut bool, held_after: &HashMap<ProcId, [bool; 2]>, mut out: Option<&mut HashSet<*const Command>>) {
         for c in &self.program.procedures[p].blocks[b].commands {
             match c {
                 _ if (self.takes)(c) => *state = true,
@@ -481,7 +486,7 @@ impl Hold<'_> {
                 }
                 Command::MakeLive { targets: None, .. } => *state = false,
                 Command::Call { procedure: q, .. } if self.touching.contains(q) => {
-                    *state = held_after.get(q).copied().unwrap_or(false);
+                    *state = held_after.get(q).is_some_and(|exits| exits[usize::from(*state)]);
                 }
                 _ => {}
             }
@@ -554,7 +559,8 @@ mod tests {
 
     /// A NAPI poll, a callback `stopper` that disables it (napi_disable,
     /// re-armed only by napi_enable, exclusive) and a callback `enabler`
-    /// whose body is `enabler` (`d`: napi_disable, `e`: napi_enable);
+    /// whose body is `enabler` (`d`: napi_disable, `e`: napi_enable, `u`: a
+    /// call the lowering cannot see into);
     /// returns the stopper's effective set, with `concurrent` deciding
     /// which entry points run together.
     fn napi_quiesced(enabler: &str, concurrent: Concurrent<'_>) -> Vec<String> {
@@ -578,7 +584,15 @@ mod tests {
             span: None,
         };
         let enable = Command::MakeLive { function: "napi_enable".into(), targets: Some(vec!["poll".into()]), assumed: false, span: None };
-        let body = enabler.chars().map(|c| if c == 'd' { disable.clone() } else { enable.clone() }).collect();
+        let unknown = Command::MakeLive { function: "f".into(), targets: None, assumed: true, span: None };
+        let body = enabler
+            .chars()
+            .map(|c| match c {
+                'd' => disable.clone(),
+                'u' => unknown.clone(),
+                _ => enable.clone(),
+            })
+            .collect();
         entry(&mut program, "poll", EntryKind::Napi, vec![]);
         entry(&mut program, "enabler", EntryKind::Callback, body);
         entry(&mut program, "stopper", EntryKind::Callback, vec![disable]);
@@ -616,6 +630,8 @@ mod tests {
         // enabler's napi_enable cannot end the stopper's.
         assert_eq!(napi_quiesced("de", &|_, _| true), vec!["poll".to_string()]);
         assert_eq!(napi_quiesced("dede", &|_, _| true), vec!["poll".to_string()]);
+        // An unknown call between them may have given the hold back.
+        assert_eq!(napi_quiesced("due", &|_, _| true), Vec::<String>::new());
     }
 
     #[test]
