@@ -41,7 +41,7 @@
 use crate::instrument::lockset::{LiveSet, Liveness, targets_of};
 use crate::ir::{BlockId, Command, ProcId, Program, Terminator};
 use crate::models::Role;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The entry points (indices in the program's entry point order) each
 /// procedure surely leaves quiesced when it returns; absent: none.
@@ -153,21 +153,37 @@ struct Cx<'a> {
     beside: HashMap<ProcId, BTreeSet<usize>>,
     /// The procedure being analysed.
     current: Option<ProcId>,
-    /// Per `rearmed-by` list, the liveness that counts only those calls.
-    rearming: HashMap<Vec<String>, std::rc::Rc<Liveness>>,
+    /// Per `rearmed-by` list (and, for an `exclusive` model, the quiescing
+    /// function and its targets), the liveness that counts only those calls
+    /// (and only those that may give back another caller's hold).
+    rearming: HashMap<RearmKey, std::rc::Rc<Liveness>>,
 }
+
+/// The `rearmed-by` functions, and for an `exclusive` model the quiescing
+/// function with its targets.
+type RearmKey = (Vec<String>, Option<(String, Vec<String>)>);
 
 /// The effective set of each quiesce command, by block and position.
 type Effective = Vec<((BlockId, usize), BTreeSet<usize>)>;
 
 impl Cx<'_> {
-    /// The liveness that counts only calls of `functions` (cached).
-    fn rearming(&mut self, program: &Program, functions: &[String]) -> std::rc::Rc<Liveness> {
-        if let Some(l) = self.rearming.get(functions) {
+    /// The liveness that counts only calls of `functions` (cached); for an
+    /// `exclusive` model (`held`: its function and targets), not those
+    /// that give back their own entry point's hold ([`giving_back`]).
+    fn rearming(&mut self, program: &Program, functions: &[String], held: Option<(String, Vec<String>)>) -> std::rc::Rc<Liveness> {
+        let key = (functions.to_vec(), held);
+        if let Some(l) = self.rearming.get(&key) {
             return l.clone();
         }
-        let l = std::rc::Rc::new(Liveness::of_functions(program, functions));
-        self.rearming.insert(functions.to_vec(), l.clone());
+        let l = match &key.1 {
+            None => Liveness::of_functions(program, functions),
+            Some((function, targets)) => {
+                let skip = giving_back(program, function, &targets.iter().cloned().collect(), functions);
+                Liveness::of_functions_except(program, functions, &skip)
+            }
+        };
+        let l = std::rc::Rc::new(l);
+        self.rearming.insert(key, l.clone());
         l
     }
 
@@ -324,15 +340,153 @@ impl Cx<'_> {
                         state.extend(s.iter().copied());
                     }
                 }
-                Command::Quiesce { targets, stops_self, rearmed_by, .. } => {
+                Command::Quiesce { function, targets, stops_self, rearmed_by, exclusive, .. } => {
                     let stops_self = *stops_self;
                     let wanted: BTreeSet<usize> = targets.iter().filter_map(|t| self.liveness.index.get(t).copied()).collect();
-                    let rearm = (!rearmed_by.is_empty()).then(|| self.rearming(program, rearmed_by));
+                    let held = (*exclusive && !targets.is_empty()).then(|| (function.clone(), targets.clone()));
+                    let rearm = (!rearmed_by.is_empty()).then(|| self.rearming(program, rearmed_by, held));
                     let eff = self.effective(wanted, state, stops_self, rearm.as_deref());
                     state.extend(eff.iter().copied());
                     if let Some(out) = out.as_deref_mut() {
                         out.push(((b, i), eff));
                     }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The `live` commands of calls to `rearm` that only give back a hold
+/// their own entry point took with an `exclusive` quiescing call
+/// (`function` quiescing exactly `targets`), by address in `program`.
+/// Such a call cannot re-arm a target while another caller holds it: that
+/// caller's quiescing call returned only once no hold was left (for
+/// `napi_disable`, once SCHED and NPSVC were clear, net/core/dev.c), so
+/// this entry point's own quiescing call, which came after, is still
+/// waiting for it. A command gives back its own hold when it makes live
+/// exactly `targets` and, on every path from the start of its procedure
+/// (callees' summaries included), the last quiescing or re-arming call was
+/// such a quiescing call: a forward must-analysis, starting from "not
+/// held" at each procedure's entry (a hold taken by a caller is not
+/// counted, which loses precision, not soundness), where a call the
+/// lowering cannot see into (`live` with every target) gives the hold
+/// back, a callee that reaches neither kind of call changes nothing, and
+/// another callee leaves what its summary says for the state it is
+/// entered in (held or not).
+fn giving_back(program: &Program, function: &str, targets: &BTreeSet<String>, rearm: &[String]) -> HashSet<*const Command> {
+    let takes = |c: &Command| {
+        matches!(c, Command::Quiesce { function: f, targets: t, exclusive: true, .. }
+            if f == function && t.iter().cloned().collect::<BTreeSet<_>>() == *targets)
+    };
+    let mut touching: BTreeSet<ProcId> = program
+        .procedures
+        .iter()
+        .filter(|(_, p)| p.blocks.iter().any(|(_, b)| b.commands.iter().any(|c| takes(c) || matches!(c, Command::MakeLive { .. }))))
+        .map(|(id, _)| id)
+        .collect();
+    loop {
+        let before = touching.len();
+        for (id, p) in program.procedures.iter() {
+            let mut calls = p.blocks.iter().flat_map(|(_, b)| b.commands.iter());
+            if calls.any(|c| matches!(c, Command::Call { procedure, .. } if touching.contains(procedure))) {
+                touching.insert(id);
+            }
+        }
+        if touching.len() == before {
+            break;
+        }
+    }
+    let g = Hold { program, takes: &takes, targets, rearm, touching: &touching };
+    // Whether each procedure surely returns holding, from "not held" and
+    // from "held" on entry; iterated from false upwards, so each iterate
+    // is sound.
+    let mut held_after: HashMap<ProcId, [bool; 2]> = HashMap::new();
+    for _ in 0..=2 * touching.len() + 1 {
+        let mut changed = false;
+        for &p in &touching {
+            let exits = [g.flow(p, false, &held_after, None), g.flow(p, true, &held_after, None)];
+            if held_after.get(&p).copied().unwrap_or([false; 2]) != exits {
+                held_after.insert(p, exits);
+                changed = true;
+            }
+        }
+        if !changed {
+            // Only from "not held": a hold taken by a caller is not counted.
+            let mut out = HashSet::new();
+            for &p in &touching {
+                g.flow(p, false, &held_after, Some(&mut out));
+            }
+            return out;
+        }
+    }
+    HashSet::new()
+}
+
+/// What [`giving_back`]'s must-analysis needs.
+struct Hold<'a> {
+    program: &'a Program,
+    takes: &'a dyn Fn(&Command) -> bool,
+    targets: &'a BTreeSet<String>,
+    rearm: &'a [String],
+    touching: &'a BTreeSet<ProcId>,
+}
+
+impl Hold<'_> {
+    /// Whether procedure `p`, entered holding or not (`entry`), surely
+    /// returns holding; with `out`, adds the re-arming commands reached
+    /// holding.
+    fn flow(&self, p: ProcId, entry: bool, held_after: &HashMap<ProcId, [bool; 2]>, mut out: Option<&mut HashSet<*const Command>>) -> bool {
+        let procedure = &self.program.procedures[p];
+        let mut at: HashMap<BlockId, bool> = HashMap::new();
+        at.insert(procedure.entry, entry);
+        let mut work = vec![procedure.entry];
+        let mut steps = 0usize;
+        while let Some(b) = work.pop() {
+            steps += 1;
+            if steps > 100_000 {
+                return false;
+            }
+            let mut state = at[&b];
+            self.block(p, b, &mut state, held_after, None);
+            if let Terminator::Goto(next) = &procedure.blocks[b].terminator {
+                for &s in next {
+                    let merged = at.get(&s).map_or(state, |&old| old && state);
+                    if at.get(&s) != Some(&merged) {
+                        at.insert(s, merged);
+                        work.push(s);
+                    }
+                }
+            }
+        }
+        let mut exit: Option<bool> = None;
+        for (b, block) in procedure.blocks.iter() {
+            let Some(&start) = at.get(&b) else { continue };
+            let mut state = start;
+            self.block(p, b, &mut state, held_after, out.as_deref_mut());
+            if matches!(block.terminator, Terminator::Return) {
+                exit = Some(exit.map_or(state, |e| e && state));
+            }
+        }
+        exit.unwrap_or(false)
+    }
+
+    fn block(&self, p: ProcId, b: BlockId, state: &mut bool, held_after: &HashMap<ProcId, [bool; 2]>, mut out: Option<&mut HashSet<*const Command>>) {
+        for c in &self.program.procedures[p].blocks[b].commands {
+            match c {
+                _ if (self.takes)(c) => *state = true,
+                Command::MakeLive { function, targets, .. } if self.rearm.contains(function) => {
+                    let exact = targets.as_ref().is_some_and(|t| t.iter().cloned().collect::<BTreeSet<_>>() == *self.targets);
+                    if *state && exact {
+                        if let Some(out) = out.as_deref_mut() {
+                            out.insert(c as *const Command);
+                        }
+                    }
+                    *state = false;
+                }
+                Command::MakeLive { targets: None, .. } => *state = false,
+                Command::Call { procedure: q, .. } if self.touching.contains(q) => {
+                    *state = held_after.get(q).is_some_and(|exits| exits[usize::from(*state)]);
                 }
                 _ => {}
             }
@@ -357,6 +511,7 @@ mod tests {
             targets: vec![target.into()],
             stops_self: true,
             rearmed_by: Vec::new(),
+            exclusive: false,
             effective: Vec::new(),
             span: None,
         }
@@ -400,6 +555,83 @@ mod tests {
     fn a_work_item_the_live_handler_may_queue_again_is_not_quiesced() {
         let sets = remove_quiescing(["work", "handler"]);
         assert_eq!(sets, vec![Vec::<String>::new(), vec!["handler".to_string()]]);
+    }
+
+    /// A NAPI poll, a callback `stopper` that disables it (napi_disable,
+    /// re-armed only by napi_enable, exclusive) and a callback `enabler`
+    /// whose body is `enabler` (`d`: napi_disable, `e`: napi_enable, `u`: a
+    /// call the lowering cannot see into);
+    /// returns the stopper's effective set, with `concurrent` deciding
+    /// which entry points run together.
+    fn napi_quiesced(enabler: &str, concurrent: Concurrent<'_>) -> Vec<String> {
+        let mut program = Program::new();
+        let entry = |program: &mut Program, name: &str, kind: EntryKind, body: Vec<Command>| {
+            let mut b = ProcedureBuilder::new(program, name, None);
+            for c in body {
+                b.push(c);
+            }
+            b.ret();
+            let procedure = b.finish();
+            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new() });
+        };
+        let disable = Command::Quiesce {
+            function: "napi_disable".into(),
+            targets: vec!["poll".into()],
+            stops_self: true,
+            rearmed_by: vec!["napi_enable".into()],
+            exclusive: true,
+            effective: Vec::new(),
+            span: None,
+        };
+        let enable = Command::MakeLive { function: "napi_enable".into(), targets: Some(vec!["poll".into()]), assumed: false, span: None };
+        let unknown = Command::MakeLive { function: "f".into(), targets: None, assumed: true, span: None };
+        let body = enabler
+            .chars()
+            .map(|c| match c {
+                'd' => disable.clone(),
+                'u' => unknown.clone(),
+                _ => enable.clone(),
+            })
+            .collect();
+        entry(&mut program, "poll", EntryKind::Napi, vec![]);
+        entry(&mut program, "enabler", EntryKind::Callback, body);
+        entry(&mut program, "stopper", EntryKind::Callback, vec![disable]);
+        resolve_with(&mut program, concurrent);
+        let stopper = program.entry_points.values().find(|e| e.name == "stopper").map(|e| e.procedure).expect("stopper");
+        let block = program.procedures[stopper].blocks.iter().next().map(|(_, b)| b.commands.clone()).expect("block");
+        block.iter().find_map(|c| if let Command::Quiesce { effective, .. } = c { Some(effective.clone()) } else { None }).expect("quiesce")
+    }
+
+    /// The cause of issue 14's remaining napi false alarms (r8169's
+    /// rtl8169_cleanup): the pair model does not see locks, so a callback
+    /// that calls napi_enable under RTNL with no napi_disable of its own
+    /// before it (rtl8169_up from rtl_open and the resume callbacks) counts
+    /// as able to re-arm the poll while an RTNL holder is past its
+    /// napi_disable. Until the analysis knows the held locks and the
+    /// handoffs, the poll must stay live there.
+    #[test]
+    fn a_poll_that_a_concurrent_callback_may_enable_again_is_not_quiesced() {
+        assert_eq!(napi_quiesced("e", &|_, _| true), Vec::<String>::new());
+        // The first napi_enable gives back no hold of the enabler's own.
+        assert_eq!(napi_quiesced("ede", &|_, _| true), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_poll_that_only_a_callback_kept_apart_enables_is_quiesced() {
+        // Entry points: 0 poll, 1 enabler, 2 stopper; the enabler and the
+        // stopper never run together.
+        let apart = |a: usize, b: usize| !matches!((a.min(b), a.max(b)), (1, 2));
+        assert_eq!(napi_quiesced("e", &apart), vec!["poll".to_string()]);
+    }
+
+    #[test]
+    fn a_napi_enable_after_the_callers_own_napi_disable_does_not_re_arm() {
+        // napi_disable waits for every other hold to be given back, so the
+        // enabler's napi_enable cannot end the stopper's.
+        assert_eq!(napi_quiesced("de", &|_, _| true), vec!["poll".to_string()]);
+        assert_eq!(napi_quiesced("dede", &|_, _| true), vec!["poll".to_string()]);
+        // An unknown call between them may have given the hold back.
+        assert_eq!(napi_quiesced("due", &|_, _| true), Vec::<String>::new());
     }
 
     #[test]

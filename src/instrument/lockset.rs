@@ -360,6 +360,15 @@ impl Liveness {
         })
     }
 
+    /// As [`Liveness::of_functions`], not counting the commands `skip`
+    /// names (by address in `lowered`): the re-arming calls that cannot
+    /// re-arm what another caller holds ([`crate::analyses::quiesce`]).
+    pub(crate) fn of_functions_except(lowered: &Program, functions: &[String], skip: &std::collections::HashSet<*const Command>) -> Liveness {
+        Liveness::build(lowered, &Liveness::entries(lowered), &|c| {
+            matches!(c, Command::MakeLive { function, assumed: false, .. } if functions.contains(function)) && !skip.contains(&(c as *const Command))
+        })
+    }
+
     fn new(lowered: &Program, entries: &[(String, Vec<ProcId>)]) -> Liveness {
         Liveness::build(lowered, entries, &|_| true)
     }

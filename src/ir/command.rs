@@ -331,6 +331,10 @@ pub enum Command {
         /// The only functions whose `live` commands make a quiesced target
         /// live again (the model's `rearmed-by`); empty: any.
         rearmed_by: Vec<String>,
+        /// Whether a `rearmed-by` call that an entry point makes after its
+        /// own call of the same function only gives back its own hold (the
+        /// model's `exclusive`).
+        exclusive: bool,
         /// Those surely not running after it: no callback still live may
         /// make them live again ([`crate::analyses::quiesce`]); filled in
         /// after lowering.

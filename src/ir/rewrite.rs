@@ -70,11 +70,12 @@ impl Command {
             Command::MakeLive { function, targets, assumed, span } => {
                 Command::MakeLive { function: function.clone(), targets: targets.clone(), assumed: *assumed, span: span.clone() }
             }
-            Command::Quiesce { function, targets, stops_self, rearmed_by, effective, span } => Command::Quiesce {
+            Command::Quiesce { function, targets, stops_self, rearmed_by, exclusive, effective, span } => Command::Quiesce {
                 function: function.clone(),
                 targets: targets.clone(),
                 stops_self: *stops_self,
                 rearmed_by: rearmed_by.clone(),
+                exclusive: *exclusive,
                 effective: effective.clone(),
                 span: span.clone(),
             },

@@ -65,6 +65,12 @@ pub struct Quiesces {
     /// keeps its SCHED bit, so `napi_schedule` cannot start the poll);
     /// empty: any call that makes it live.
     pub rearmed_by: Vec<String>,
+    /// Whether the call takes the quiesced state for its caller, waiting
+    /// while another caller holds it, so that a `rearmed-by` call an entry
+    /// point makes after its own call only gives back its own hold
+    /// (`exclusive="true"`: `napi_disable` waits until SCHED and NPSVC are
+    /// clear before it sets both, and only `napi_enable` clears them).
+    pub exclusive: bool,
     /// Why (the 6.12 mechanism).
     pub reason: String,
 }
@@ -80,6 +86,8 @@ pub(super) struct QuiescesXml {
     self_: Option<String>,
     #[serde(rename = "@rearmed-by", default)]
     rearmed_by: Option<String>,
+    #[serde(rename = "@exclusive", default)]
+    exclusive: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
 }
@@ -124,5 +132,11 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
             names
         }
     };
-    Ok((x.function, Quiesces { quiesces, stops_self, rearmed_by, reason: x.reason }))
+    let exclusive = match x.exclusive.as_deref() {
+        None | Some("false") => false,
+        Some("true") if !rearmed_by.is_empty() => true,
+        Some("true") => return Err(format!("quiesces `{f}`: `exclusive` needs `rearmed-by`")),
+        Some(other) => return Err(format!("quiesces `{f}`: `exclusive` must be true or false (got `{other}`)")),
+    };
+    Ok((x.function, Quiesces { quiesces, stops_self, rearmed_by, exclusive, reason: x.reason }))
 }

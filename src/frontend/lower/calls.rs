@@ -131,6 +131,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     targets,
                     stops_self: q.stops_self,
                     rearmed_by: q.rearmed_by.clone(),
+                    exclusive: q.exclusive,
                     effective: Vec::new(),
                     span,
                 });
