@@ -48,6 +48,8 @@ static ssize_t ct_read(struct file *file, char __user *buf, size_t count,
 
 // @expect race ct_read ct_read "global waiter"
 // @expect race ct_read ct_write "global waiter"
+// @expect confirmed ct_read ct_read "global waiter"
+// @expect confirmed ct_read ct_write "global waiter"
 
 // @expect entry-point ct_write callback file_operations.write
 static ssize_t ct_write(struct file *file, const char __user *buf,
@@ -56,7 +58,7 @@ static ssize_t ct_write(struct file *file, const char __user *buf,
 	spin_lock(&ct_lock);
 	rung = 1;
 	if (waiter)			/* @racy: read beside read()'s store */
-		wake_up_process(waiter);
+		wake_up_process(waiter);	/* @racy: read again */
 	spin_unlock(&ct_lock);
 	return count;
 }
