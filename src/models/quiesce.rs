@@ -13,8 +13,11 @@
 //! = &fops` names `fops.open`), `handle` (the thread a handle variable
 //! names: `pthread_join(t, r)` names the function every registration
 //! writing its handle to `&t` starts, when `t` is used nowhere else;
-//! src/frontend/lower/quiesce.rs), or `unresolved` (none: the command
-//! only marks the wait).
+//! src/frontend/lower/quiesce.rs), `registered-by:F` (the entry point
+//! that the file's one call of registration function F, outside loops,
+//! registers, when F registers it nowhere else: `unregister_blkdev` and
+//! `__register_blkdev`'s probe), or `unresolved` (none: the command only
+//! marks the wait).
 
 use super::EntryKind;
 
@@ -40,6 +43,10 @@ pub enum Quiesced {
     /// decided by the caller of the lowering (`racewatch svcomp`: the
     /// function is started once, by `main`, which waits).
     Handle,
+    /// `registered-by:F`: the entry point registered by the file's only
+    /// call of the registration function F (outside any loop), when that
+    /// call is its only registration.
+    RegisteredBy(String),
     /// The callback stored in field `field` (`record.field`) of the
     /// structure variable that member `member` of the call's first
     /// argument (a global with a static initializer) points to.
@@ -103,6 +110,8 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
         Quiesced::Kinds(kinds)
     } else if let Some(list) = x.quiesces.strip_prefix("structs:") {
         Quiesced::Structs(list.split(',').map(|s| s.trim().to_string()).collect())
+    } else if let Some(name) = x.quiesces.strip_prefix("registered-by:").filter(|n| !n.trim().is_empty()) {
+        Quiesced::RegisteredBy(name.trim().to_string())
     } else if x.quiesces == "unresolved" {
         Quiesced::Unresolved
     } else if x.quiesces == "handle" {
@@ -115,7 +124,7 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
             _ => return Err(format!("quiesces `{f}`: `member:` must be member:M/S.F (got `{}`)", x.quiesces)),
         }
     } else {
-        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S, member:M/S.F, handle or unresolved (got `{}`)", x.quiesces));
+        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S, member:M/S.F, registered-by:F, handle or unresolved (got `{}`)", x.quiesces));
     };
     let stops_self = match x.self_.as_deref() {
         None | Some("waits") => false,

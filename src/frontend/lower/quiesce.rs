@@ -19,7 +19,10 @@
 //! (`pthread_join(t, r)`), the one function that the registrations
 //! writing their handle to `&t` start, when every use of the variable `t`
 //! is such a registration's first argument or such a wait's
-//! ([`handle_target`]). Which of them
+//! ([`handle_target`]); for `registered-by:F`, the entry point that the
+//! file's one call of F registers, outside loops, when that is its only
+//! registration (`unregister_blkdev` names `__register_blkdev`'s probe).
+//! Which of them
 //! the call surely stops is decided after lowering
 //! ([`crate::analyses::quiesce`]).
 
@@ -38,6 +41,10 @@ pub struct OriginInfo {
     object: Option<String>,
     /// `record.field` when the function is stored in a structure field.
     field: Option<String>,
+    /// The registration function, when a call registers it.
+    call: Option<String>,
+    /// Whether the registration stands inside a loop.
+    repeated: bool,
 }
 
 /// The entry points stored in one of `fields` (`record.field`).
@@ -81,6 +88,11 @@ pub(super) fn entry_records(entries: &[EntryPoint]) -> Vec<(String, Vec<OriginIn
                         Via::Field { record, field } => Some(format!("{record}.{field}")),
                         _ => None,
                     },
+                    call: match &o.via {
+                        Via::Call { function, .. } => Some(function.clone()),
+                        _ => None,
+                    },
+                    repeated: o.repeated,
                 })
                 .collect();
             (ep.function.clone(), records)
@@ -135,6 +147,18 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
                     .filter(|(_, n)| *n > 0)
                     .collect();
                 if let [(f, 1)] = with.as_slice() {
+                    out.push((*f).clone());
+                }
+            }
+        }
+        Quiesced::RegisteredBy(function) => {
+            // The file's one registration by that function, outside loops,
+            // and the only registration of its entry point.
+            let by: Vec<(&String, &OriginInfo)> =
+                shared.entry_records.iter().flat_map(|(f, os)| os.iter().map(move |o| (f, o))).filter(|(_, o)| o.call.as_deref() == Some(function.as_str())).collect();
+            if let [(f, o)] = by.as_slice() {
+                let only = shared.entry_records.iter().filter(|(g, _)| g == *f).all(|(_, os)| os.len() == 1);
+                if !o.repeated && only {
                     out.push((*f).clone());
                 }
             }
