@@ -60,12 +60,8 @@
 //! address is derived from it only through that procedure's variables,
 //! made at a point every path from the allocation (the declaration)
 //! reaches without a command that may publish it (a forward must-analysis
-//! per procedure). A value stored into such an unpublished object is
-//! published with it, and read back from it by the same thread it still
-//! points to its unpublished object ([`FreshVars`]). A callee that only its
-//! analysed calls run, each passing one same unpublished object at a
-//! parameter, is analysed with that parameter holding it ([`seeds`]);
-//! other callees' accesses stay checked.
+//! per procedure, intraprocedural: a callee's accesses stay checked). A
+//! value stored into such an unpublished object is published with it.
 //!
 //! # Soundness
 //!
@@ -90,7 +86,7 @@
 //! assumption); frees are not publications (an access after the free is a
 //! use after free, not a race on the object).
 
-use crate::ir::{AccessKind, BinaryOp, BlockId, Command, Expr, FuncId, ProcId, Program, RegionId, Scope, UnaryOp, VarId};
+use crate::ir::{AccessKind, BinaryOp, BlockId, Command, Expr, FuncId, ProcId, Program, Scope, UnaryOp, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the lowering records for the analysis.
@@ -456,14 +452,6 @@ struct FreshVars {
     /// loop) names the same frame slot, which a pointer kept from the
     /// earlier pass may still reach, so such a local is never fresh again.
     published: BTreeSet<u32>,
-    /// What this thread last stored at an address of an unpublished
-    /// object, when the value is an unpublished object's address: the
-    /// region, the address expression, the object's source and the
-    /// value's (paths meet by intersection). No other thread writes an
-    /// unpublished object, so a load of the same region at the same
-    /// address, with no store to the region or call in between and none
-    /// of the address's variables assigned, reads that value back.
-    stored: Vec<(RegionId, Expr, u32, u32)>,
 }
 
 impl FreshVars {
@@ -477,26 +465,19 @@ impl FreshVars {
 
     fn remove(&mut self, v: &VarId) {
         self.vars.remove(v);
-        self.stored.retain(|(_, a, _, _)| !a.variables().contains(v));
     }
 
     /// The meet of two paths' states.
     fn meet(&self, other: &FreshVars) -> FreshVars {
         let vars = self.vars.iter().filter(|(v, s)| other.vars.get(v) == Some(s)).map(|(v, s)| (*v, *s)).collect();
         let published = self.published.union(&other.published).copied().collect();
-        let stored = self.stored.iter().filter(|e| other.stored.contains(e)).cloned().collect();
-        FreshVars { vars, published, stored }
+        FreshVars { vars, published }
     }
 }
 
 /// The accesses the flow-sensitive rule makes private, with the source
 /// each touches.
 type Sites = BTreeMap<(ProcId, BlockId, usize), u32>;
-
-/// Per parameter of a procedure that a call may publish: the empty set when
-/// the call may publish it, or the other parameters into whose own objects
-/// alone it is stored ([`publishing_params`]).
-type Publishing = BTreeMap<(ProcId, usize), BTreeSet<usize>>;
 
 /// What the flow-sensitive rule reads: the flow-insensitive values, the
 /// allocation commands' variables and the kept values by block.
@@ -508,9 +489,8 @@ struct FreshCtx<'a, 'b> {
     /// The sources that are address-taken locals.
     locals: BTreeSet<u32>,
     kept: BTreeMap<(ProcId, BlockId), Vec<(usize, &'a Expr)>>,
-    /// The parameters a procedure of the driver may publish, and into
-    /// which parameters' objects ([`publishing_params`]).
-    publishing: Publishing,
+    /// The parameters a procedure of the driver may publish.
+    publishing: BTreeSet<(ProcId, usize)>,
 }
 
 /// The position of the next command of a block, counted without the
@@ -573,7 +553,6 @@ impl FreshCtx<'_, '_> {
             }
         }
         fresh.vars.retain(|_, s| !closed.contains(s));
-        fresh.stored.retain(|(_, _, s, t)| !closed.contains(s) && !closed.contains(t));
         fresh.published.extend(closed.iter().filter(|s| self.locals.contains(s)));
     }
 
@@ -586,36 +565,23 @@ impl FreshCtx<'_, '_> {
                 if !matches!(program.variables[*target].scope, Scope::Local(_)) {
                     self.publish(fresh, value);
                 }
-                fresh.remove(target);
-                if let Derived::Fresh(s) = d {
-                    if matches!(program.variables[*target].scope, Scope::Local(_)) {
+                match d {
+                    Derived::Fresh(s) if matches!(program.variables[*target].scope, Scope::Local(_)) => {
                         fresh.insert(*target, s);
+                    }
+                    _ => {
+                        fresh.remove(target);
                     }
                 }
             }
-            Command::Load { target, region, address, .. } => {
-                let back = match self.derived(fresh, address) {
-                    Derived::Fresh(s) => fresh.stored.iter().find(|(r, a, o, _)| r == region && a == address && *o == s).map(|e| e.3),
-                    _ => None,
-                };
+            Command::Load { target, .. } => {
                 fresh.remove(target);
-                if let Some(t) = back {
-                    if matches!(program.variables[*target].scope, Scope::Local(_)) {
-                        fresh.insert(*target, t);
-                    }
-                }
             }
             // A value stored into an unpublished object stays with it:
             // it is published when the object is (`publish`).
-            Command::Store { region, address, value, .. } => {
-                fresh.stored.retain(|(r, _, _, _)| r != region);
-                match self.derived(fresh, address) {
-                    Derived::Fresh(s) => {
-                        if let Derived::Fresh(t) = self.derived(fresh, value) {
-                            fresh.stored.push((*region, address.clone(), s, t));
-                        }
-                    }
-                    _ => self.publish(fresh, value),
+            Command::Store { address, value, .. } => {
+                if !matches!(self.derived(fresh, address), Derived::Fresh(_)) {
+                    self.publish(fresh, value);
                 }
             }
             Command::Havoc { vars, .. } => {
@@ -625,14 +591,12 @@ impl FreshCtx<'_, '_> {
                         // no longer follow the source. A local that may
                         // have been published gets the same slot again.
                         fresh.vars.retain(|_, t| t != s);
-                        fresh.stored.retain(|(_, a, o, t)| o != s && t != s && !a.variables().contains(v));
                         if !fresh.published.contains(s) {
                             fresh.insert(*v, *s);
                         }
                     } else if let Some(Seed::Within(base)) = self.st.seeded.get(v) {
                         match self.derived(fresh, base) {
                             Derived::Fresh(s) => {
-                                fresh.remove(v);
                                 fresh.insert(*v, s);
                             }
                             _ => {
@@ -646,23 +610,11 @@ impl FreshCtx<'_, '_> {
             }
             Command::Call { procedure, args, results, .. } => {
                 let callee = &program.procedures[*procedure];
-                // An argument kept only inside other arguments' objects
-                // stays unpublished while they are: a later publication of
-                // theirs publishes it with them (`publish`).
-                let unpublished = |k: &usize| args.get(*k).is_some_and(|a| matches!(self.derived(fresh, a), Derived::Fresh(_)));
-                let published: Vec<&Expr> = args
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| {
-                        !callee.body || *j >= callee.params.len() || self.publishing.get(&(*procedure, *j)).is_some_and(|into| into.is_empty() || !into.iter().all(unpublished))
-                    })
-                    .map(|(_, a)| a)
-                    .collect();
-                for a in published {
-                    self.publish(fresh, a);
+                for (j, a) in args.iter().enumerate() {
+                    if !callee.body || j >= callee.params.len() || self.publishing.contains(&(*procedure, j)) {
+                        self.publish(fresh, a);
+                    }
                 }
-                // The callee may store anywhere.
-                fresh.stored.clear();
                 for r in results {
                     fresh.remove(r);
                 }
@@ -686,7 +638,7 @@ impl FreshCtx<'_, '_> {
 
     /// Runs a block from its entry state; records its accesses through
     /// unpublished fresh objects in `sites` when given.
-    fn block(&self, p: ProcId, b: BlockId, mut fresh: FreshVars, mut sites: Option<(&mut Sites, &mut CallSites)>) -> FreshVars {
+    fn block(&self, p: ProcId, b: BlockId, mut fresh: FreshVars, mut sites: Option<&mut Sites>) -> FreshVars {
         let kept = self.kept.get(&(p, b));
         let mut position = 0;
         let commands = &self.st.program.procedures[p].blocks[b].commands;
@@ -696,15 +648,11 @@ impl FreshCtx<'_, '_> {
                     self.publish(&mut fresh, e);
                 }
             }
-            if let Some((sites, calls)) = sites.as_mut() {
+            if let Some(sites) = sites.as_deref_mut() {
                 if let Command::Load { address, access: AccessKind::Plain, .. } | Command::Store { address, access: AccessKind::Plain, .. } = c {
                     if let Derived::Fresh(s) = self.derived(&fresh, address) {
                         sites.insert((p, b, i), s);
                     }
-                }
-                if let Command::Call { procedure, args, .. } = c {
-                    let sources = args.iter().map(|a| if let Derived::Fresh(s) = self.derived(&fresh, a) { Some(s) } else { None }).collect();
-                    calls.insert((p, b, i), (*procedure, sources));
                 }
             }
             self.transfer(&mut fresh, c);
@@ -722,7 +670,7 @@ impl FreshCtx<'_, '_> {
 }
 
 /// The flow-sensitive rule for fresh allocations and address-taken
-/// locals: in the procedure that allocates (declares), an
+/// locals, intraprocedural: in the procedure that allocates (declares), an
 /// access whose address is derived only from the object through the
 /// procedure's own variables (never through memory), at a point every path
 /// reaches from the allocation (the declaration's havoc of the local's
@@ -741,9 +689,7 @@ impl FreshCtx<'_, '_> {
 /// every variable holding the old one, so a copy carried around a loop
 /// never stands for the new object; a local's declaration reached again
 /// after the local may have been published starts nothing (the same frame
-/// slot, which a kept pointer may still reach). Then, in rounds, the
-/// callees [`seeds`] finds entered with an unpublished object, from that
-/// state.
+/// slot, which a kept pointer may still reach).
 fn fresh_sites(st: &State<'_>, facts: &Facts) -> Sites {
     // The sources' numbering of `analyse`: allocations, then locals.
     let mut allocation: BTreeMap<VarId, u32> = facts.allocations.iter().enumerate().map(|(i, (v, _))| (*v, i as u32)).collect();
@@ -759,101 +705,39 @@ fn fresh_sites(st: &State<'_>, facts: &Facts) -> Sites {
         kept.entry((*p, *b)).or_default().push((*at, e));
     }
     let program = st.program;
-    let publishing = publishing_params(program, &st.seeded, &st.opaque, &kept);
+    let publishing = publishing_params(program, &st.seeded, &kept);
     let ctx = FreshCtx { st, allocation, locals, kept, publishing };
     let mut sites = Sites::new();
-    let mut calls = CallSites::new();
-    // The procedures to run and their entry states: first those that
-    // allocate or declare an object, then callees entered with an
-    // unpublished object (`seeds`).
-    let mut runs: BTreeMap<ProcId, FreshVars> = program.procedures.iter().filter(|(_, p)| p.body && p.locals.iter().any(|v| ctx.allocation.contains_key(v))).map(|(id, _)| (id, FreshVars::default())).collect();
-    let mut done: BTreeMap<ProcId, FreshVars> = BTreeMap::new();
-    for _ in 0..8 {
-        for (id, start) in std::mem::take(&mut runs) {
-            let p = &program.procedures[id];
-            let mut entry: BTreeMap<BlockId, FreshVars> = BTreeMap::from([(p.entry, start.clone())]);
-            let mut work = vec![p.entry];
-            while let Some(b) = work.pop() {
-                let out = ctx.block(id, b, entry[&b].clone(), None);
-                if let crate::ir::Terminator::Goto(targets) = &p.blocks[b].terminator {
-                    for t in targets {
-                        let next = match entry.get(t) {
-                            None => out.clone(),
-                            Some(old) => old.meet(&out),
-                        };
-                        if entry.get(t) != Some(&next) {
-                            entry.insert(*t, next);
-                            work.push(*t);
-                        }
+    for (id, p) in program.procedures.iter() {
+        if !p.body {
+            continue;
+        }
+        let allocates = p.locals.iter().any(|v| ctx.allocation.contains_key(v));
+        if !allocates {
+            continue;
+        }
+        let mut entry: BTreeMap<BlockId, FreshVars> = BTreeMap::from([(p.entry, FreshVars::default())]);
+        let mut work = vec![p.entry];
+        while let Some(b) = work.pop() {
+            let out = ctx.block(id, b, entry[&b].clone(), None);
+            if let crate::ir::Terminator::Goto(targets) = &p.blocks[b].terminator {
+                for t in targets {
+                    let next = match entry.get(t) {
+                        None => out.clone(),
+                        Some(old) => old.meet(&out),
+                    };
+                    if entry.get(t) != Some(&next) {
+                        entry.insert(*t, next);
+                        work.push(*t);
                     }
                 }
             }
-            calls.retain(|(q, _, _), _| *q != id);
-            for (b, fresh) in entry {
-                ctx.block(id, b, fresh, Some((&mut sites, &mut calls)));
-            }
-            done.insert(id, start);
         }
-        for (q, start) in seeds(program, &calls) {
-            if done.get(&q) != Some(&start) {
-                runs.insert(q, start);
-            }
-        }
-        if runs.is_empty() {
-            break;
+        for (b, fresh) in entry {
+            ctx.block(id, b, fresh, Some(&mut sites));
         }
     }
     sites
-}
-
-/// Per call the flow-sensitive rule ran over (caller, block, command): the
-/// callee and, per argument, the source of the unpublished object it
-/// points into at the call.
-type CallSites = BTreeMap<(ProcId, BlockId, usize), (ProcId, Vec<Option<u32>>)>;
-
-/// The callees entered with an unpublished object (the interprocedural
-/// step of [`fresh_sites`]): a procedure of the driver that is no entry
-/// point, whose address nothing takes (so only its calls in the program
-/// run it), every call of which the rule ran over, with a parameter that
-/// every call passes the current, unpublished object of one same source.
-/// Its run starts with that parameter holding that object: until the
-/// callee or a call it makes may publish it, no other thread reaches it,
-/// as in the caller at the call.
-fn seeds(program: &Program, calls: &CallSites) -> BTreeMap<ProcId, FreshVars> {
-    let mut count: BTreeMap<ProcId, usize> = BTreeMap::new();
-    for (_, p) in program.procedures.iter() {
-        for (_, b) in p.blocks.iter() {
-            for c in &b.commands {
-                if let Command::Call { procedure, .. } = c {
-                    *count.entry(*procedure).or_default() += 1;
-                }
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    for (q, n) in count {
-        let callee = &program.procedures[q];
-        let base = callee.name.split('@').next().unwrap_or_default();
-        let taken = program.functions.values().any(|f| f.name.strip_prefix("fn_").is_some_and(|n| n.contains(base)));
-        let entry = program.entry_points.values().any(|e| e.procedure == q);
-        let sites: Vec<&Vec<Option<u32>>> = calls.values().filter(|(c, _)| *c == q).map(|(_, a)| a).collect();
-        if !callee.body || taken || entry || sites.len() != n {
-            continue;
-        }
-        let mut start = FreshVars::default();
-        for (k, param) in callee.params.iter().enumerate() {
-            let first = sites.first().and_then(|a| a.get(k).copied().flatten());
-            if let Some(s) = first {
-                if sites.iter().all(|a| a.get(k).copied().flatten() == Some(s)) {
-                    start.insert(*param, s);
-                }
-            }
-        }
-        if !start.vars.is_empty() {
-            out.insert(q, start);
-        }
-    }
-    out
 }
 
 /// One command's effect on the variables' values; whether anything grew.
@@ -946,32 +830,16 @@ pub fn apply(program: &mut Program, accesses: &PrivateAccesses) {
 
 /// The parameters of the driver's procedures that a call may publish: a
 /// value derived from the parameter through the procedure's variables
-/// (flow-insensitively) is stored anywhere but into the parameter's own
-/// object, assigned to a global, kept by
+/// (flow-insensitively) is stored anywhere, assigned to a global, kept by
 /// a model, an external call, a function pointer or inline assembly, or
 /// passed to a procedure without body or to a parameter that its callee
 /// may publish (a least fixpoint over the call graph: a publication needs
 /// a finite chain of calls). Returning the value is no publication here:
 /// the caller's variables receive it, and the caller's own commands are
 /// checked with the flow-insensitive values, which follow returns.
-/// A parameter stored only into the own objects of other parameters (and
-/// not published otherwise) maps to those parameters' indices: the call
-/// publishes it unless each of those arguments is an unpublished object
-/// at the call (`nfc_digital_set_drvdata(ddev, dev)` stores `dev` into
-/// `ddev`); a publishing one maps to the empty set.
-///
-/// A store whose address is derived from the parameter alone (every
-/// variable of the address holds, on every assignment, a value computed
-/// from the parameter and constants only, never loaded from memory) writes
-/// into the object the parameter points into, as the flow-insensitive
-/// rule takes C's pointer arithmetic to require: it keeps the value inside
-/// that object (`INIT_LIST_HEAD(&w->entry)` stores the list head's address
-/// into itself). That is no publication of the parameter: the
-/// flow-insensitive contents record the value in the object, so the
-/// caller publishes it with the object (`FreshCtx::publish`).
-fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, opaque: &BTreeSet<FuncId>, kept: &BTreeMap<(ProcId, BlockId), Vec<(usize, &Expr)>>) -> Publishing {
+fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, kept: &BTreeMap<(ProcId, BlockId), Vec<(usize, &Expr)>>) -> BTreeSet<(ProcId, usize)> {
     // The variables derived from each parameter, per procedure.
-    let mut derived: BTreeMap<(ProcId, usize), (BTreeSet<VarId>, BTreeSet<VarId>)> = BTreeMap::new();
+    let mut derived: BTreeMap<(ProcId, usize), BTreeSet<VarId>> = BTreeMap::new();
     for (id, p) in program.procedures.iter() {
         if !p.body {
             continue;
@@ -1007,40 +875,27 @@ fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, opaque: 
                     break;
                 }
             }
-            let only = derived_alone(p, seeded, opaque, &taint);
-            derived.insert((id, i), (taint, only));
+            derived.insert((id, i), taint);
         }
     }
     let mut publishing: BTreeSet<(ProcId, usize)> = BTreeSet::new();
-    let mut into: Publishing = BTreeMap::new();
     loop {
         let mut changed = false;
-        for (&(id, i), (taint, only)) in &derived {
+        for (&(id, i), taint) in &derived {
             if publishing.contains(&(id, i)) {
                 continue;
             }
             let hit = |e: &Expr| e.variables().iter().any(|v| taint.contains(v));
             let p = &program.procedures[id];
             let mut publishes = kept.iter().any(|((q, _), list)| *q == id && list.iter().any(|(_, e)| hit(e)));
-            let mut objects = BTreeSet::new();
             for (_, b) in p.blocks.iter() {
                 for c in &b.commands {
                     publishes |= match c {
-                        Command::Store { address, value, .. } if hit(value) && !alone(address, only, opaque) => {
-                            // Into another parameter's own object: kept
-                            // there, which the caller may know unpublished.
-                            match (0..p.params.len()).find(|&k| k != i && alone(address, &derived[&(id, k)].1, opaque)) {
-                                Some(k) => {
-                                    objects.insert(k);
-                                    false
-                                }
-                                None => true,
-                            }
-                        }
+                        Command::Store { value, .. } => hit(value),
                         Command::Assign { target, value, .. } => program.variables[*target].scope == Scope::Global && hit(value),
                         Command::Call { procedure, args, .. } => {
                             let callee = &program.procedures[*procedure];
-                            args.iter().enumerate().any(|(j, a)| hit(a) && (!callee.body || j >= callee.params.len() || publishing.contains(&(*procedure, j)) || into.contains_key(&(*procedure, j))))
+                            args.iter().enumerate().any(|(j, a)| hit(a) && (!callee.body || j >= callee.params.len() || publishing.contains(&(*procedure, j))))
                         }
                         _ => false,
                     };
@@ -1048,10 +903,6 @@ fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, opaque: 
             }
             if publishes {
                 publishing.insert((id, i));
-                into.remove(&(id, i));
-                changed = true;
-            } else if !objects.is_empty() && into.get(&(id, i)) != Some(&objects) {
-                into.insert((id, i), objects);
                 changed = true;
             }
         }
@@ -1059,66 +910,5 @@ fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, opaque: 
             break;
         }
     }
-    for p in publishing {
-        into.insert(p, BTreeSet::new());
-    }
-    into
-}
-
-/// The variables of `p` whose every value is derived from the parameter
-/// alone: of the variables `taint` says are derived from it, those that no
-/// command assigns anything else (a load, a call's result, a havoc other
-/// than an address inside an object derived from the parameter alone, or
-/// an expression over other variables or function and global addresses),
-/// to a greatest fixpoint.
-fn derived_alone(p: &crate::ir::Procedure, seeded: &BTreeMap<VarId, Seed>, opaque: &BTreeSet<FuncId>, taint: &BTreeSet<VarId>) -> BTreeSet<VarId> {
-    let mut only = taint.clone();
-    loop {
-        let before = only.len();
-        for (_, b) in p.blocks.iter() {
-            for c in &b.commands {
-                match c {
-                    Command::Assign { target, value, .. } if !alone(value, &only, opaque) => {
-                        only.remove(target);
-                    }
-                    Command::Load { target, .. } => {
-                        only.remove(target);
-                    }
-                    Command::Havoc { vars, .. } => {
-                        for v in vars {
-                            if !matches!(seeded.get(v), Some(Seed::Within(base)) if alone(base, &only, opaque)) {
-                                only.remove(v);
-                            }
-                        }
-                    }
-                    Command::Call { results, .. } => {
-                        for r in results {
-                            only.remove(r);
-                        }
-                    }
-                    Command::TryLock { success, .. } => {
-                        only.remove(success);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if only.len() == before {
-            return only;
-        }
-    }
-}
-
-/// Whether `e` is computed from the variables `only` and constants alone,
-/// with no function or global address (a nullary function) and no opaque
-/// function.
-fn alone(e: &Expr, only: &BTreeSet<VarId>, opaque: &BTreeSet<FuncId>) -> bool {
-    match e {
-        Expr::Int(_) | Expr::Bool(_) => true,
-        Expr::Var(v) => only.contains(v),
-        Expr::Unary(_, a) => alone(a, only, opaque),
-        Expr::Binary(_, a, b) => alone(a, only, opaque) && alone(b, only, opaque),
-        Expr::Ite(c, a, b) => alone(c, only, opaque) && alone(a, only, opaque) && alone(b, only, opaque),
-        Expr::Apply(f, args) => !args.is_empty() && !opaque.contains(f) && args.iter().all(|a| alone(a, only, opaque)),
-    }
+    publishing
 }
