@@ -76,6 +76,10 @@ static void nph_reset_work(struct work_struct *work)
 {
 	struct nph_priv *priv = container_of(work, struct nph_priv, reset_work);
 
+	// @mutation-protects-nothing nph_reset_work rtnl: RTNL is taken as
+	// drivers take it around a reset (rtl_reset_work); between it there are
+	// only the NAPI calls and an MMIO write, no driver memory, and what
+	// keeps the poll out is napi_disable, not RTNL.
 	rtnl_lock();
 	napi_disable(&priv->napi);
 	iowrite32(NPH_RESET, priv->base + NPH_CTRL);
