@@ -72,6 +72,15 @@ pub struct Bounds {
     pub max_term_bytes: usize,
 }
 
+/// A budget of one pair's expansion ([`Bounds`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// `max_commands`.
+    Commands,
+    /// `max_term_bytes`.
+    Memory,
+}
+
 /// A bound the expansion reached.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Hit {
@@ -203,11 +212,9 @@ pub struct Exec<'a> {
     pub hits: BTreeSet<Hit>,
     /// Yield points placed.
     pub yields: usize,
-    /// Set when the expansion exceeded `max_commands`, or its terms
-    /// `max_term_bytes` (then `memory_exceeded` is set too).
-    pub too_large: bool,
-    /// Set when the terms exceeded `max_term_bytes`.
-    pub memory_exceeded: bool,
+    /// The budget the expansion exceeded, if any: past it the pair is
+    /// unknown.
+    pub exceeded: Option<Budget>,
     /// Init's paths dropped at a bound ([`Exec::stop`]): each path's reach
     /// and the constraint that dropped it.
     pub(super) init_cuts: Vec<(TermId, TermId)>,
@@ -351,8 +358,7 @@ impl<'a> Exec<'a> {
             steps: Vec::new(),
             hits: BTreeSet::new(),
             yields: 0,
-            too_large: false,
-            memory_exceeded: false,
+            exceeded: None,
             init_cuts: Vec::new(),
             approximated: false,
             policy,
@@ -631,7 +637,7 @@ impl<'a> Exec<'a> {
         };
         self.commands += made.as_ref().map_or(self.bounds.max_commands + 1, |e| e.commands);
         if self.commands > self.bounds.max_commands {
-            self.too_large = true;
+            self.exceeded.get_or_insert(Budget::Commands);
             return None;
         }
         made
@@ -869,11 +875,10 @@ impl<'a> Exec<'a> {
     /// Whether the expansion is past its budget of commands or of term
     /// bytes (which it then records).
     pub(super) fn over_budget(&mut self) -> bool {
-        if !self.too_large && self.t.approximate_bytes() > self.bounds.max_term_bytes {
-            self.too_large = true;
-            self.memory_exceeded = true;
+        if self.exceeded.is_none() && self.t.approximate_bytes() > self.bounds.max_term_bytes {
+            self.exceeded = Some(Budget::Memory);
         }
-        self.too_large
+        self.exceeded.is_some()
     }
 
     /// Whether a dead load can be left out: a plain read of a region no

@@ -58,7 +58,7 @@ use crate::analyses::pairs::Pair;
 use crate::ir::{Command, LockId, ProcId, Program, RegionId};
 use crate::solver::{CheckResult, Solver, SolverOptions, TermId};
 use crate::verify::verdict::{PairVerdict, Verdict};
-use exec::{Bounds, Exec, Hit};
+use exec::{Bounds, Budget, Exec, Hit};
 use memory::{Cell, Memory, Who};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -236,19 +236,19 @@ pub fn check(program: &Program, pairs: &[Pair], verdicts: &[PairVerdict], held: 
         e.thread(Who::Init, p, &[], false);
         // In program-start mode init may halt at a loop bound. Elsewhere
         // the paths it drops at a bound must be infeasible.
-        let cut_off = !e.too_large && !e.approximated && !e.init_cuts.is_empty() && no_path_reaches_a_bound(&mut e, options);
+        let cut_off = e.exceeded.is_none() && !e.approximated && !e.init_cuts.is_empty() && no_path_reaches_a_bound(&mut e, options);
         let allowed = |h: &Hit| {
             matches!(h, Hit::AssumedLive(..))
                 || (options.program_start && matches!(h, Hit::Unroll(..)))
                 || (cut_off && matches!(h, Hit::Unroll(..) | Hit::Recursion(_) | Hit::Inline(_)))
         };
         init_reached = e.hits.iter().filter(|h| !allowed(h)).map(|h| h.to_string()).collect();
-        if e.memory_exceeded {
-            init_reached.push(format!("terms past the memory budget of {} MiB", options.pair_memory));
-        } else if e.too_large {
-            init_reached.push(format!("more than {} commands", options.max_commands));
+        match e.exceeded {
+            Some(Budget::Memory) => init_reached.push(format!("terms past the memory budget of {} MiB", options.pair_memory)),
+            Some(Budget::Commands) => init_reached.push(format!("more than {} commands", options.max_commands)),
+            None => {}
         }
-        e.hits.iter().all(allowed) && !e.too_large
+        e.hits.iter().all(allowed) && e.exceeded.is_none()
     });
     let jobs: Vec<usize> = (0..pairs.len().min(verdicts.len()))
         .filter(|&i| verdicts[i].regions.iter().any(|(_, v)| !matches!(v, Verdict::Proven)))
@@ -563,7 +563,7 @@ impl Setup<'_> {
             let yields = exec.yields;
             let history_label: Vec<(usize, String)> = exec.history_from.iter().copied().zip(exec.history_names.iter().cloned()).collect();
             let (verdicts, needed) = if exec.over_budget() {
-                let why = if exec.memory_exceeded {
+                let why = if exec.exceeded == Some(Budget::Memory) {
                     format!(
                         "the encoding of the bounded program exceeds the pair's memory budget of {} MiB; raise --pair-memory or lower --unroll, --init-unroll or --inline-depth",
                         self.options.pair_memory

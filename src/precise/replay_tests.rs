@@ -195,10 +195,9 @@ fn a_pair_past_its_term_budget_stops_and_says_so() {
             let mut exec = Exec::new(&program, Memory::new(K, BTreeSet::new(), true), policy, BTreeSet::from([r]), false, bounds);
             exec.thread(Who::T1, a, &[], false);
             exec.thread(Who::T2, b, &[], false);
-            (exec.too_large, exec.memory_exceeded, exec.checks.len())
+            exec.exceeded
         })
     };
-    assert_eq!(run(usize::MAX).0, false, "an unbounded budget is not exceeded");
-    let (too_large, memory, _) = run(1);
-    assert!(too_large && memory, "a one-byte budget stops the expansion and names memory as the cause");
+    assert_eq!(run(usize::MAX), None, "an unbounded budget is not exceeded");
+    assert_eq!(run(1), Some(super::exec::Budget::Memory), "a one-byte budget stops the expansion and names memory as the cause");
 }
