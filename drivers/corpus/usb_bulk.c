@@ -55,7 +55,7 @@ static void rwusb_delete(struct kref *kref)
 	kfree(dev);
 }
 
-// @expect entry-point rwusb_read_bulk_callback callback usb_fill_bulk_urb
+// @expect entry-point rwusb_read_bulk_callback urb usb_fill_bulk_urb
 static void rwusb_read_bulk_callback(struct urb *urb)
 {
 	struct rwusb *dev = urb->context;
@@ -73,7 +73,7 @@ static void rwusb_read_bulk_callback(struct urb *urb)
 	wake_up_interruptible(&dev->bulk_in_wait);
 }
 
-// @expect entry-point rwusb_write_bulk_callback callback usb_fill_bulk_urb
+// @expect entry-point rwusb_write_bulk_callback urb usb_fill_bulk_urb
 static void rwusb_write_bulk_callback(struct urb *urb)
 {
 	struct rwusb *dev = urb->context;

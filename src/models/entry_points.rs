@@ -77,6 +77,10 @@ pub enum EntryKind {
     Tasklet,
     /// A NAPI poll function.
     Napi,
+    /// A USB request block's completion handler: the host controller
+    /// driver calls it when a submitted URB ends (drivers/usb/core/hcd.c
+    /// `usb_hcd_giveback_urb`), so it runs only once an URB was submitted.
+    Urb,
     /// Any other callback the kernel calls (ops structures, notifiers,
     /// attributes).
     Callback,
@@ -111,6 +115,7 @@ impl EntryKind {
             EntryKind::Work => "work",
             EntryKind::Tasklet => "tasklet",
             EntryKind::Napi => "napi",
+            EntryKind::Urb => "urb",
             EntryKind::Callback => "callback",
             EntryKind::Exported => "exported",
         }
@@ -123,7 +128,7 @@ impl EntryKind {
 
     /// Every kind, in priority order (the first that applies names a function
     /// registered several ways).
-    pub const ALL: [EntryKind; 13] = [
+    pub const ALL: [EntryKind; 14] = [
         EntryKind::ModuleInit,
         EntryKind::Initcall,
         EntryKind::Probe,
@@ -135,6 +140,7 @@ impl EntryKind {
         EntryKind::Work,
         EntryKind::Tasklet,
         EntryKind::Napi,
+        EntryKind::Urb,
         EntryKind::Callback,
         EntryKind::Exported,
     ];
@@ -150,6 +156,7 @@ impl EntryKind {
             | EntryKind::Work
             | EntryKind::Tasklet
             | EntryKind::Napi
+            | EntryKind::Urb
             | EntryKind::Callback
             | EntryKind::Exported => Role::Live,
         }

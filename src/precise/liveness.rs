@@ -87,12 +87,13 @@ impl LiveClosure {
     /// `name` by itself, without the closure: what the command does in the
     /// run, whatever ran before it. A command naming its targets (or
     /// making every callback live) starts those, except that an interrupt
-    /// handler, timer, work item, tasklet or NAPI poll is started only by
+    /// handler, timer, work item, tasklet, NAPI poll or URB completion is started only by
     /// an arming function ([`Program::arming`]): the kernel runs those only
     /// once requested or armed (kernel/irq/manage.c `__setup_irq`,
     /// kernel/time/timer.c `__mod_timer`, kernel/workqueue.c
     /// `__queue_work`, kernel/softirq.c `__tasklet_schedule_common`,
-    /// net/core/dev.c `____napi_schedule`), never because a device node or
+    /// net/core/dev.c `____napi_schedule`, drivers/usb/core/hcd.c
+    /// `usb_hcd_submit_urb`), never because a device node or
     /// a driver structure was registered, even when the lowering's object
     /// resolution lists the function among what the structure reaches.
     pub fn names(program: &Program, registrar: &str, targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
@@ -101,7 +102,7 @@ impl LiveClosure {
             return false;
         }
         let armed_only = program.entry_points.iter().any(|(_, e)| {
-            e.name == name && matches!(e.kind, EntryKind::Irq | EntryKind::IrqThread | EntryKind::Timer | EntryKind::Work | EntryKind::Tasklet | EntryKind::Napi)
+            e.name == name && matches!(e.kind, EntryKind::Irq | EntryKind::IrqThread | EntryKind::Timer | EntryKind::Work | EntryKind::Tasklet | EntryKind::Napi | EntryKind::Urb)
         });
         !armed_only || program.arming.contains(registrar)
     }
