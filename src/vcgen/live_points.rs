@@ -107,7 +107,7 @@ pub fn analyse(lp: &LocksetProgram, procedures: &BTreeSet<ProcId>, tracked: &BTr
 }
 
 /// What `LIVE := value` adds to the set made live: `None` for all.
-fn made_by(value: &Expr, live: VarId, partner: VarId) -> LiveSet {
+pub(crate) fn made_by(value: &Expr, live: VarId, partner: VarId) -> LiveSet {
     match value {
         Expr::Binary(BinaryOp::Or, a, b) if **a == Expr::Var(live) => {
             let mut set = BTreeSet::new();
