@@ -58,7 +58,9 @@ pub enum Shape {
     /// procedure surely leaves quiesced, [`crate::analyses::quiesce`]).
     QuiescedWithin(VarId),
     /// `q_p ==> v == old(v)`: nor does it record an access then (its
-    /// accesses come after the quiescing call).
+    /// accesses come after the quiescing call). At a loop head relative to
+    /// the loop's entry, `q_p` ranges over [`Candidate::made`] instead: the
+    /// partners a quiescing command inside the loop stops.
     UnchangedWhenQuiesced(VarId),
 }
 
@@ -400,19 +402,50 @@ fn quiesce_loop_candidates(lp: &LocksetProgram, kinds: &HashMap<VarId, GhostKind
                 }
             }
         }
-        if made.is_none() {
-            continue;
+        // The partners a quiescing command inside the loop stops: with
+        // `q_l` = `PARTNER` is among them, `q_l ==> v == e(v)` holds when
+        // every change of v in the loop comes after such a command in the
+        // same iteration (a `del_timer_sync` at the top of a loop over
+        // devices), whatever the loop's entry state.
+        let mut stopped: BTreeSet<usize> = BTreeSet::new();
+        for b in cfg.loop_blocks.get(head).into_iter().flatten() {
+            for c in &procedure.blocks[*b].commands {
+                match c {
+                    Command::Assign { target, value: Expr::Binary(crate::ir::BinaryOp::And, a, q), .. }
+                        if *target == live && **a == Expr::Var(live) =>
+                    {
+                        if let Expr::Unary(crate::ir::UnaryOp::Not, set) = &**q {
+                            let mut members = BTreeSet::new();
+                            if super::live_points::members(set, partner, &mut members) {
+                                stopped.extend(members);
+                            }
+                        }
+                    }
+                    Command::Call { procedure: q, .. } => stopped.extend(s.quiesced_within.get(q).into_iter().flatten().copied()),
+                    _ => {}
+                }
+            }
         }
         for &v in vars.iter().filter(|v| program.variables[**v].ghost) {
-            let shape = match kinds.get(&v) {
-                Some(GhostKind::Lockset(_) | GhostKind::Flag) => Shape::UnchangedUnlessMadeLive(live, v),
-                Some(GhostKind::State) if v == live => Shape::LiveWithin(v),
-                _ => continue,
-            };
-            let i = s.candidates.len();
-            let at = At::Loop(*head);
-            s.candidates.push(Candidate { procedure: p, at, shape, made: Some(made.clone()), from_loop_entry: true });
-            s.by_place.entry((p, at)).or_default().push(i);
+            let mut shapes = Vec::new();
+            match kinds.get(&v) {
+                Some(GhostKind::Lockset(_) | GhostKind::Flag) => {
+                    if made.is_some() {
+                        shapes.push((Shape::UnchangedUnlessMadeLive(live, v), made.clone()));
+                    }
+                    if !stopped.is_empty() {
+                        shapes.push((Shape::UnchangedWhenQuiesced(v), Some(stopped.clone())));
+                    }
+                }
+                Some(GhostKind::State) if v == live && made.is_some() => shapes.push((Shape::LiveWithin(v), made.clone())),
+                _ => {}
+            }
+            for (shape, set) in shapes {
+                let i = s.candidates.len();
+                let at = At::Loop(*head);
+                s.candidates.push(Candidate { procedure: p, at, shape, made: Some(set), from_loop_entry: true });
+                s.by_place.entry((p, at)).or_default().push(i);
+            }
         }
     }
 }

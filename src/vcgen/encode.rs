@@ -603,6 +603,9 @@ impl<'a> Encoder<'a> {
             super::contracts::Shape::UnchangedUnlessMadeLive(..) | super::contracts::Shape::LiveWithin(_) => {
                 self.partner_made_live(c.procedure, c.made.as_ref(), now)
             }
+            super::contracts::Shape::UnchangedWhenQuiesced(_) if c.from_loop_entry => {
+                self.partner_made_live(c.procedure, c.made.as_ref(), now)
+            }
             super::contracts::Shape::QuiescedWithin(_) | super::contracts::Shape::UnchangedWhenQuiesced(_) => {
                 self.partner_quiesced(c.procedure, now)
             }
