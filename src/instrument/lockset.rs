@@ -487,26 +487,7 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
             live_within.insert(p, set);
         }
     }
-    // The procedures only exit entry points reach, and what a `live`
-    // command there makes live: its targets closed without following the
-    // bodies of init and exit entry points ([`Context::exit_only`]).
-    let roles: Vec<crate::models::Role> = entries.iter().map(|e| e.kind.role()).collect();
-    let exit_only: BTreeSet<ProcId> = reached
-        .iter()
-        .copied()
-        .filter(|p| entries.iter().zip(&roles).all(|(e, r)| *r == crate::models::Role::Exit || !e.procedures.contains(p)))
-        .collect();
-    let stop = |x: usize| matches!(roles[x], crate::models::Role::Init | crate::models::Role::Exit);
-    let mut cx = Context {
-        ghost: &ghost,
-        watched: &watched,
-        regions: &regions,
-        sites: Vec::new(),
-        liveness: &liveness,
-        quiesces: false,
-        exit_only: &exit_only,
-        stop: &stop,
-    };
+    let mut cx = Context { ghost: &ghost, watched: &watched, regions: &regions, sites: Vec::new(), liveness: &liveness, quiesces: false };
     for p in reached {
         instrument_procedure(&mut cx, &mut program, lowered, p);
     }
@@ -613,18 +594,6 @@ struct Context<'a> {
     liveness: &'a Liveness,
     /// Whether some `quiesce` command was instrumented with an effect.
     quiesces: bool,
-    /// The procedures only exit entry points (module exit, remove) reach.
-    /// A `live` command there closes its targets without following the
-    /// bodies of init and exit entry points (`stop`): such an entry point
-    /// starts with every partner live, so the closure matters only for a
-    /// partner the running entry point quiesced before, and by the standing
-    /// assumption of [`crate::analyses::quiesce`] (docs/soundness.md) init
-    /// entry points and other exit entry points do not make a callback live
-    /// again once the caller quiesced it (the caller's own later `live`
-    /// commands are seen where they stand).
-    exit_only: &'a BTreeSet<ProcId>,
-    /// Whether an entry point is an init or exit one.
-    stop: &'a dyn Fn(usize) -> bool,
 }
 
 /// The shared regions some procedure of `procs` accesses, and the
@@ -856,8 +825,7 @@ fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out
             out.push(c.clone());
         }
         Command::MakeLive { targets, span, .. } => {
-            let targets = targets_of(&cx.liveness.index, targets);
-            let set = if cx.exit_only.contains(&at.0) { cx.liveness.close_unless(&targets, cx.stop) } else { cx.liveness.close(&targets) };
+            let set = cx.liveness.close(&targets_of(&cx.liveness.index, targets));
             if set.as_ref().is_none_or(|s| !s.is_empty()) {
                 let value = Expr::or(Expr::var(ghost.live), partner_in(Expr::var(ghost.partner), &set));
                 out.push(Command::Assign { target: ghost.live, value, span: span.clone() });

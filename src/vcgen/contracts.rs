@@ -10,9 +10,7 @@
 //! held as on entry at exit; an access flag is unchanged (the procedure
 //! does not touch the watched address); a lockset is unchanged, and
 //! unchanged when the lock was held on entry (a helper called under the
-//! lock). Loop heads get the same shapes relative to the procedure's entry,
-//! and, after a quiescing command, liveness-guarded ones relative to the
-//! loop's entry ([`quiesce_loop_candidates`]).
+//! lock). Loop heads get the same shapes relative to the procedure's entry.
 //! Houdini ([`super::houdini`]) keeps the ones it proves.
 //!
 //! Liveness is per pair (`PARTNER`, [`crate::instrument::lockset`]), so
@@ -58,9 +56,7 @@ pub enum Shape {
     /// procedure surely leaves quiesced, [`crate::analyses::quiesce`]).
     QuiescedWithin(VarId),
     /// `q_p ==> v == old(v)`: nor does it record an access then (its
-    /// accesses come after the quiescing call). At a loop head relative to
-    /// the loop's entry, `q_p` ranges over [`Candidate::made`] instead: the
-    /// partners a quiescing command inside the loop stops.
+    /// accesses come after the quiescing call).
     UnchangedWhenQuiesced(VarId),
 }
 
@@ -102,12 +98,6 @@ pub struct Candidate {
     /// narrower than all the procedure may make live
     /// ([`super::live_points`]); `None`: those.
     pub made: Option<crate::instrument::lockset::LiveSet>,
-    /// A loop invariant whose `old` is the state when the loop was last
-    /// entered (along an edge into its head that is no back edge), not the
-    /// procedure's entry ([`quiesce_loop_candidates`]). Such a candidate
-    /// holds by construction on those edges (every shape given one is
-    /// true when `now` is `old`), so it is checked on back edges only.
-    pub from_loop_entry: bool,
 }
 
 /// How a ghost variable evolves by construction.
@@ -157,12 +147,6 @@ impl Summaries {
     /// guarded by the lock held on entry cover helpers called under locks).
     pub fn requires_candidates(&self, _p: ProcId) -> impl Iterator<Item = (usize, &Candidate)> {
         std::iter::empty()
-    }
-
-    /// Whether a loop head has candidates relative to the loop's entry
-    /// ([`Candidate::from_loop_entry`]), believed or not.
-    pub fn has_loop_entry_candidates(&self, p: ProcId, head: BlockId) -> bool {
-        self.by_place.get(&(p, At::Loop(head))).into_iter().flatten().any(|i| self.candidates[*i].from_loop_entry)
     }
 
     /// Alive invariant candidates of a loop head.
@@ -306,9 +290,6 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
         if called.contains(&p) && s.quiesced_within.contains_key(&p) {
             quiesce_candidates(&kinds, p, lp.ghost.live, &mut s);
         }
-        if lp.quiesces {
-            quiesce_loop_candidates(lp, &kinds, p, &mut s);
-        }
     }
     s.live = Some(lp.ghost.live);
     s.points = points;
@@ -334,119 +315,8 @@ fn quiesce_candidates(kinds: &HashMap<VarId, GhostKind>, p: ProcId, live: VarId,
     }
     for shape in shapes {
         let i = s.candidates.len();
-        s.candidates.push(Candidate { procedure: p, at: At::Ensures, shape, made: None, from_loop_entry: false });
+        s.candidates.push(Candidate { procedure: p, at: At::Ensures, shape, made: None });
         s.by_place.entry((p, At::Ensures)).or_default().push(i);
-    }
-}
-
-/// The loop invariants that carry a quiesce through the loops after it:
-/// at each loop head that a quiescing command (a `quiesce` lowering `LIVE`
-/// or a call of a procedure that surely leaves some partner quiesced) may
-/// precede, relative to the state when the loop was entered (`e`), with
-/// `in_l` = `PARTNER` is among what the loop (its strongly connected
-/// component, callees included) may make live: `LIVE ==> e(LIVE) || in_l`,
-/// and `e(LIVE) || in_l || v == e(v)` for the access flags and locksets the
-/// loop may change. The candidates relative to the procedure's entry say
-/// nothing there, since an exit entry point starts with every partner
-/// live. No candidate where the loop may make every entry point live (an
-/// unknown call): a loop body that makes the partner live again (a
-/// re-registration, a `napi_enable`, a `schedule_work`) has it in `in_l`,
-/// so the quiesce is lost for it.
-fn quiesce_loop_candidates(lp: &LocksetProgram, kinds: &HashMap<VarId, GhostKind>, p: ProcId, s: &mut Summaries) {
-    let program = &lp.program;
-    let procedure = &program.procedures[p];
-    let (live, partner) = (lp.ghost.live, lp.ghost.partner);
-    let quiescing = |c: &Command| match c {
-        Command::Assign { target, value: Expr::Binary(crate::ir::BinaryOp::And, a, _), .. } => *target == live && **a == Expr::Var(live),
-        Command::Call { procedure: q, .. } => s.quiesced_within.get(q).is_some_and(|set| !set.is_empty()),
-        _ => false,
-    };
-    // The blocks a quiescing command may precede.
-    let mut after: BTreeSet<BlockId> = BTreeSet::new();
-    let mut work: Vec<BlockId> =
-        procedure.blocks.iter().filter(|(_, b)| b.commands.iter().any(quiescing)).map(|(id, _)| id).collect();
-    while let Some(b) = work.pop() {
-        if let crate::ir::Terminator::Goto(next) = &procedure.blocks[b].terminator {
-            for &n in next {
-                if after.insert(n) {
-                    work.push(n);
-                }
-            }
-        }
-    }
-    if after.is_empty() {
-        return;
-    }
-    let cfg = super::cfg::analyse(procedure, &|c| s.call_modifies(c));
-    for (head, vars) in &cfg.loop_modifies {
-        if !after.contains(head) {
-            continue;
-        }
-        // What the loop may make live, closed as the instrumentation closes
-        // it (its `live` assignments are already closed, and so is what a
-        // callee may make live).
-        let mut made: crate::instrument::lockset::LiveSet = Some(BTreeSet::new());
-        for b in cfg.loop_blocks.get(head).into_iter().flatten() {
-            for c in &procedure.blocks[*b].commands {
-                match c {
-                    Command::Assign { target, value, .. } if *target == live => {
-                        crate::instrument::lockset::join_sets(&mut made, &super::live_points::made_by(value, live, partner));
-                    }
-                    Command::Havoc { vars, .. } if vars.contains(&live) => made = None,
-                    Command::Call { procedure: q, .. } => {
-                        if let Some(set) = lp.live_within.get(q) {
-                            crate::instrument::lockset::join_sets(&mut made, set);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        // The partners a quiescing command inside the loop stops: with
-        // `q_l` = `PARTNER` is among them, `q_l ==> v == e(v)` holds when
-        // every change of v in the loop comes after such a command in the
-        // same iteration (a `del_timer_sync` at the top of a loop over
-        // devices), whatever the loop's entry state.
-        let mut stopped: BTreeSet<usize> = BTreeSet::new();
-        for b in cfg.loop_blocks.get(head).into_iter().flatten() {
-            for c in &procedure.blocks[*b].commands {
-                match c {
-                    Command::Assign { target, value: Expr::Binary(crate::ir::BinaryOp::And, a, q), .. }
-                        if *target == live && **a == Expr::Var(live) =>
-                    {
-                        if let Expr::Unary(crate::ir::UnaryOp::Not, set) = &**q {
-                            let mut members = BTreeSet::new();
-                            if super::live_points::members(set, partner, &mut members) {
-                                stopped.extend(members);
-                            }
-                        }
-                    }
-                    Command::Call { procedure: q, .. } => stopped.extend(s.quiesced_within.get(q).into_iter().flatten().copied()),
-                    _ => {}
-                }
-            }
-        }
-        for &v in vars.iter().filter(|v| program.variables[**v].ghost) {
-            let mut shapes = Vec::new();
-            match kinds.get(&v) {
-                Some(GhostKind::Lockset(_) | GhostKind::Flag) => {
-                    if made.is_some() {
-                        shapes.push((Shape::UnchangedUnlessMadeLive(live, v), made.clone()));
-                    }
-                    if !stopped.is_empty() {
-                        shapes.push((Shape::UnchangedWhenQuiesced(v), Some(stopped.clone())));
-                    }
-                }
-                Some(GhostKind::State) if v == live && made.is_some() => shapes.push((Shape::LiveWithin(v), made.clone())),
-                _ => {}
-            }
-            for (shape, set) in shapes {
-                let i = s.candidates.len();
-                let at = At::Loop(*head);
-                s.candidates.push(Candidate { procedure: p, at, shape, made: Some(set), from_loop_entry: true });
-                s.by_place.entry((p, at)).or_default().push(i);
-            }
-        }
     }
 }
 
@@ -622,7 +492,7 @@ fn generate_candidates(
             }
             for (shape, made) in shapes {
                 let i = s.candidates.len();
-                s.candidates.push(Candidate { procedure: p, at, shape, made, from_loop_entry: false });
+                s.candidates.push(Candidate { procedure: p, at, shape, made });
                 s.by_place.entry((p, at)).or_default().push(i);
             }
         }

@@ -276,9 +276,6 @@ impl<'a> Encoder<'a> {
         let mut block_env: BTreeMap<BlockId, Env> = BTreeMap::new();
         let mut edge_reach: HashMap<(BlockId, BlockId), Expr> = HashMap::new();
         let mut exit = Encoded { exit_reach: Expr::bool(false), exit_env: Env::new() };
-        // Per loop head with candidates relative to the loop's entry, the
-        // incarnations when the loop was entered.
-        let mut loop_entry: HashMap<BlockId, Env> = HashMap::new();
         for &b in &cfg.order {
             // Entry state: merge the incoming forward edges.
             let (mut env, reach) = if b == procedure.entry {
@@ -299,16 +296,6 @@ impl<'a> Encoder<'a> {
             let mut r = reach;
             // A loop head: havoc what the loop changes, assume invariants.
             if let Some(vars) = cfg.loop_modifies.get(&b) {
-                // The state on the forward edge taken into the head (the
-                // merge), before the havoc: the loop's entry.
-                let entered = summaries.has_loop_entry_candidates(p, b).then(|| {
-                    for v in vars {
-                        if !self.is_dropped(*v) {
-                            self.current(&mut env, *v);
-                        }
-                    }
-                    env.clone()
-                });
                 for v in vars {
                     self.havoc(&mut env, *v);
                 }
@@ -316,21 +303,11 @@ impl<'a> Encoder<'a> {
                     if self.is_sliced(c) {
                         continue;
                     }
-                    let from = match (&entered, c.from_loop_entry) {
-                        (Some(e), true) => e,
-                        _ => &old,
-                    };
-                    let f = self.candidate_formula(c, &mut env.clone(), from);
+                    let f = self.candidate_formula(c, &mut env.clone(), &old);
                     r = self.assume_candidate(i, f, r);
                 }
                 let before = old.clone();
                 r = self.loop_free_facts(vars, &before, &env, r);
-                if let Some(e) = entered {
-                    // Locksets only shrink and flags only grow since the
-                    // loop's entry too.
-                    r = self.loop_free_facts(vars, &e, &env, r);
-                    loop_entry.insert(b, e);
-                }
                 r = self.site_facts_at(p, vars, &before, &env, r);
             }
             for command in &procedure.blocks[b].commands {
@@ -359,26 +336,11 @@ impl<'a> Encoder<'a> {
                 let er = if take == Expr::bool(true) { r.clone() } else { Expr::and(r.clone(), take) };
                 // Invariants of a loop head are checked on every edge into it.
                 if cfg.loop_modifies.contains_key(s) {
-                    let back = cfg.back_edges.contains(&(b, *s));
                     for (i, c) in summaries.loop_candidates(p, *s) {
                         if !self.checks(c) {
                             continue;
                         }
-                        let f = match (c.from_loop_entry, back) {
-                            (false, _) => self.candidate_formula(c, &mut env.clone(), &old),
-                            // On an edge that enters the loop, its state is
-                            // the loop's entry: such a candidate holds.
-                            (true, false) => continue,
-                            (true, true) => match loop_entry.get(s) {
-                                Some(entered) => {
-                                    let entered = entered.clone();
-                                    self.candidate_formula(c, &mut env.clone(), &entered)
-                                }
-                                // The head was not encoded before its back
-                                // edge (cannot happen): refuted if reached.
-                                None => Expr::bool(false),
-                            },
-                        };
+                        let f = self.candidate_formula(c, &mut env.clone(), &old);
                         self.check_candidate(i, f, er.clone());
                     }
                 }
@@ -601,9 +563,6 @@ impl<'a> Encoder<'a> {
     pub fn candidate_formula(&mut self, c: &Candidate, now: &mut Env, old: &Env) -> Expr {
         let made = match c.shape {
             super::contracts::Shape::UnchangedUnlessMadeLive(..) | super::contracts::Shape::LiveWithin(_) => {
-                self.partner_made_live(c.procedure, c.made.as_ref(), now)
-            }
-            super::contracts::Shape::UnchangedWhenQuiesced(_) if c.from_loop_entry => {
                 self.partner_made_live(c.procedure, c.made.as_ref(), now)
             }
             super::contracts::Shape::QuiescedWithin(_) | super::contracts::Shape::UnchangedWhenQuiesced(_) => {

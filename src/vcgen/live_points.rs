@@ -107,7 +107,7 @@ pub fn analyse(lp: &LocksetProgram, procedures: &BTreeSet<ProcId>, tracked: &BTr
 }
 
 /// What `LIVE := value` adds to the set made live: `None` for all.
-pub(crate) fn made_by(value: &Expr, live: VarId, partner: VarId) -> LiveSet {
+fn made_by(value: &Expr, live: VarId, partner: VarId) -> LiveSet {
     match value {
         Expr::Binary(BinaryOp::Or, a, b) if **a == Expr::Var(live) => {
             let mut set = BTreeSet::new();
@@ -121,7 +121,7 @@ pub(crate) fn made_by(value: &Expr, live: VarId, partner: VarId) -> LiveSet {
 
 /// Collects the `i` of a disjunction of `PARTNER == i`; false if `e` has
 /// another shape.
-pub(crate) fn members(e: &Expr, partner: VarId, set: &mut BTreeSet<usize>) -> bool {
+fn members(e: &Expr, partner: VarId, set: &mut BTreeSet<usize>) -> bool {
     match e {
         Expr::Bool(false) => true,
         Expr::Binary(BinaryOp::Or, a, b) => members(a, partner, set) && members(b, partner, set),
