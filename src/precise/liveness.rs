@@ -87,15 +87,15 @@ impl LiveClosure {
     /// `name` by itself, without the closure: what the command does in the
     /// run, whatever ran before it. A command naming its targets (or
     /// making every callback live) starts those, except that an interrupt
-    /// handler, timer, work item, tasklet, NAPI poll or URB completion is started only by
-    /// an arming function ([`Program::arming`]): the kernel runs those only
-    /// once requested or armed (kernel/irq/manage.c `__setup_irq`,
-    /// kernel/time/timer.c `__mod_timer`, kernel/workqueue.c
+    /// handler, timer, work item, tasklet, NAPI poll or URB completion is
+    /// started only by an arming function ([`Program::arming`]): the kernel
+    /// runs those only once requested or armed (kernel/irq/manage.c
+    /// `__setup_irq`, kernel/time/timer.c `__mod_timer`, kernel/workqueue.c
     /// `__queue_work`, kernel/softirq.c `__tasklet_schedule_common`,
     /// net/core/dev.c `____napi_schedule`, drivers/usb/core/hcd.c
-    /// `usb_hcd_submit_urb`), never because a device node or
-    /// a driver structure was registered, even when the lowering's object
-    /// resolution lists the function among what the structure reaches.
+    /// `usb_hcd_submit_urb`), never because a device node or a driver
+    /// structure was registered, even when the lowering's object resolution
+    /// lists the function among what the structure reaches.
     pub fn names(program: &Program, registrar: &str, targets: Option<&[String]>, assumed: bool, name: &str) -> bool {
         use crate::models::EntryKind;
         if assumed || !targets.is_none_or(|t| t.iter().any(|x| x == name)) {
