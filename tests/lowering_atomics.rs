@@ -145,6 +145,8 @@ fn walk(l: &Lowering, name: &str, block: BlockId, env: &mut HashMap<VarId, Value
                 };
                 accesses.push(("store", address(a, env), stored));
             }
+            // Values handed to a call that may keep them: no effect here.
+            Command::Keep { .. } => {}
             other => panic!("{name}: unexpected command {other:?}"),
         }
     }
@@ -264,6 +266,8 @@ int claim(struct dev *d, int nr) { return test_and_set_bit(nr, &d->busy); }
         lines(&[
             "d.2 := d.1;",
             "nr.2 := nr.1;",
+            // The variable bit number is an argument the call may keep.
+            "keep nr.2;",
             "havoc tmp.1;",
             "assume tmp.1 >= d.2;",
             r#"tmp.2 := load.atomic "struct dev.busy"[tmp.1];"#,

@@ -211,6 +211,7 @@ impl CallSummaries {
                         | Command::InterruptControl { .. }
                         | Command::Quiesce { .. }
                         | Command::GhostAccess { .. }
+                        | Command::Keep { .. }
                         | Command::Approximation { .. } => {}
                     }
                 }
@@ -411,6 +412,7 @@ fn transfer(
             | Command::InterruptControl { .. }
             | Command::Quiesce { .. }
             | Command::GhostAccess { .. }
+            | Command::Keep { .. }
             | Command::Approximation { .. } => {}
         }
     }

@@ -501,7 +501,7 @@ pub fn stable_position(commands: &[Command]) -> usize {
 }
 
 fn stable(c: &Command) -> bool {
-    !matches!(c, Command::Lock { .. } | Command::Unlock { .. } | Command::HeldAnnotation { .. })
+    !matches!(c, Command::Lock { .. } | Command::Unlock { .. } | Command::HeldAnnotation { .. } | Command::Keep { .. })
 }
 
 impl FreshCtx<'_, '_> {
@@ -630,6 +630,7 @@ impl FreshCtx<'_, '_> {
             | Command::HeldAnnotation { .. }
             | Command::InterruptControl { .. }
             | Command::GhostAccess { .. }
+            | Command::Keep { .. }
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }
             | Command::Approximation { .. } => {}
@@ -812,6 +813,7 @@ fn step(st: &mut State<'_>, c: &Command) -> bool {
         | Command::HeldAnnotation { .. }
         | Command::InterruptControl { .. }
         | Command::GhostAccess { .. }
+        | Command::Keep { .. }
         | Command::MakeLive { .. }
         | Command::Quiesce { .. }
         | Command::Approximation { .. } => false,

@@ -846,6 +846,7 @@ fn instrument_command(cx: &mut Context<'_>, c: &Command, at: (ProcId, &str), out
         | Command::HeldAnnotation { .. }
         | Command::InterruptControl { .. }
         | Command::GhostAccess { .. }
+        | Command::Keep { .. }
         | Command::Approximation { .. } => {}
     }
 }

@@ -342,6 +342,17 @@ pub enum Command {
         /// The C source.
         span: Option<Span>,
     },
+    /// `keep e1, e2;`: a call hands these values to the kernel, which may
+    /// keep them after it returns (the function's model's `keeps`, every
+    /// argument of a call without model). No effect on the state: the
+    /// precise phase's replay learns from it which objects the kernel can
+    /// hold pointers into (`src/precise/replay.rs`).
+    Keep {
+        /// The values kept.
+        values: Vec<Expr>,
+        /// The C source.
+        span: Option<Span>,
+    },
     /// `approx {external-call} "foo";`: the lowering approximated here.
     Approximation {
         /// What was approximated.
@@ -374,6 +385,7 @@ impl Command {
             | Command::InterruptControl { .. }
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }
+            | Command::Keep { .. }
             | Command::Approximation { .. } => {}
         }
     }
@@ -397,6 +409,7 @@ impl Command {
             | Command::MakeLive { span, .. }
             | Command::Quiesce { span, .. }
             | Command::GhostAccess { span, .. }
+            | Command::Keep { span, .. }
             | Command::Approximation { span, .. } => span.as_ref(),
         }
     }
@@ -409,6 +422,7 @@ impl Command {
             Command::Call { args, .. } => args.iter().collect(),
             Command::Load { address, .. } | Command::GhostAccess { address, .. } => vec![address],
             Command::Store { address, value, .. } => vec![address, value],
+            Command::Keep { values, .. } => values.iter().collect(),
             Command::Havoc { .. }
             | Command::Lock { .. }
             | Command::TryLock { .. }
@@ -440,6 +454,7 @@ impl Command {
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }
             | Command::GhostAccess { .. }
+            | Command::Keep { .. }
             | Command::Approximation { .. } => Vec::new(),
         }
     }

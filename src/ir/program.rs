@@ -397,6 +397,10 @@ pub struct Program {
     /// of a `T` object. Facts for the precise phase's replay only
     /// (two objects of one record type never overlap partially).
     pub record_bases: std::collections::BTreeMap<VarId, Option<(String, u64)>>,
+    /// The uninterpreted functions that stand for a kernel function's
+    /// result (a model's `<returns kind="uninterpreted"/>`), as opposed to
+    /// the lowering's own arithmetic (`wrap_u64`, `bitand`).
+    pub kernel_functions: std::collections::BTreeSet<FuncId>,
     /// What each procedure surely leaves quiesced when it returns (entry
     /// point indices), as the analysis that filled the `quiesce` commands'
     /// effective sets found it (`crate::analyses::quiesce::resolve_with`);

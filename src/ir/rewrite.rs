@@ -86,6 +86,7 @@ impl Command {
                 entry_point: *entry_point,
                 span: span.clone(),
             },
+            Command::Keep { values, span } => Command::Keep { values: values.iter().map(|v| v.map_vars(vars)).collect(), span: span.clone() },
             Command::Approximation { kind, detail, span } => {
                 Command::Approximation { kind: *kind, detail: detail.clone(), span: span.clone() }
             }

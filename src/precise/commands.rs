@@ -296,6 +296,7 @@ impl Exec<'_> {
                 }
                 self.line(who, reach, st, span.as_ref(), function);
             }
+            Command::Keep { .. } => {}
             Command::Approximation { kind, detail, span } => {
                 if kind.affects_soundness() {
                     self.approximated = true;

@@ -969,9 +969,25 @@ impl<'a> Exec<'a> {
             // In the pair's threads: the allocations init made (what the
             // kernel held before them), as for their arguments.
             let end = self.t.int(self.args_below.unwrap_or(self.bump.end()));
+            let heap = self.t.int(super::separation::HEAP);
             for sub in &applied {
                 let value = crate::verify::solving::translate_with(&mut self.t, program, &mut |v| env[&v], sub);
                 let below = self.t.lt(value, end);
+                // A pointer cast to a 64-bit integer keeps the pointer: an
+                // object's address (HEAP and above) stands for the kernel
+                // pointer, which `unsigned long` holds unchanged.
+                if let Expr::Apply(f, args) = sub {
+                    if let (true, [a]) = (super::replay::pointer_cast(program, *f), args.as_slice()) {
+                        let a = crate::verify::solving::translate_with(&mut self.t, program, &mut |v| env[&v], a);
+                        let pointer = self.t.le(heap, a);
+                        let same = self.t.eq(value, a);
+                        let kept = self.t.implies(pointer, same);
+                        let rest = self.t.or(&[pointer, below]);
+                        self.constraints.push(kept);
+                        self.constraints.push(rest);
+                        continue;
+                    }
+                }
                 self.constraints.push(below);
             }
         }

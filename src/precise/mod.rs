@@ -306,13 +306,19 @@ enum Attempt {
     Rejected(String, Option<Exclusion>, Option<replay::Need>),
 }
 
-/// What a rejected witness's next search keeps apart: the blamed object
-/// (its base) from the checked access's address, when that address lies
-/// in it, and from the blamed value's term.
+/// What a rejected witness's next search keeps apart: the blamed objects
+/// (their bases) from the checked access's address, when that address
+/// lies in one, and from the blamed value's term.
 struct Exclusion {
-    base: i128,
-    address: Option<TermId>,
+    bases: Vec<i128>,
+    /// Addresses in those objects the blamed value may take.
+    allowed: Vec<i128>,
+    address: Option<(TermId, i128)>,
     term: Option<TermId>,
+    /// The threads' arguments with their values, kept by the next search
+    /// when the blamed value is initial memory: it then reads the same
+    /// cell, which the exclusion constrains.
+    pins: Vec<(TermId, i128)>,
 }
 
 /// The start of the reason of a region whose witness did not replay.
@@ -752,21 +758,55 @@ impl Setup<'_> {
                             }
                             continue;
                         }
-                        let Some(Exclusion { base, address, term }) = exclusion else { break };
+                        let Some(Exclusion { bases, allowed, address, term, pins }) = exclusion else { break };
                         let t = solver.terms_mut();
-                        let outside = |t: &mut crate::solver::TermBank, x: TermId| {
+                        let outside = |t: &mut crate::solver::TermBank, x: TermId, base: i128| {
                             let lo = t.int(base);
                             let hi = t.int(base + separation::STRIDE);
                             let below = t.lt(x, lo);
                             let above = t.le(hi, x);
                             t.or(&[below, above])
                         };
-                        if let Some(x) = address {
-                            assumptions.push(outside(t, x));
+                        if let Some((x, base)) = address {
+                            assumptions.push(outside(t, x, base));
+                        }
+                        // The kernel passes every argument under the same
+                        // rule: a blamed argument keeps all of them out of
+                        // the object but at the addresses formed in it
+                        // (else the next witness moves another argument
+                        // there). A blamed value of initial memory is a
+                        // cell at an address the arguments give: they keep
+                        // their values, so that the next witness reads the
+                        // cell the exclusion constrains.
+                        let args: Vec<TermId> = trace.threads.iter().flat_map(|s| s.args.iter().copied()).collect();
+                        let blamed_values: Vec<TermId> = match term {
+                            Some(x) if !allowed.is_empty() && args.contains(&x) => args,
+                            Some(x) if !args.contains(&x) => {
+                                for &(a, v) in &pins {
+                                    let v = t.int(v);
+                                    assumptions.push(t.eq(a, v));
+                                }
+                                vec![x]
+                            }
+                            Some(x) => vec![x],
+                            None => Vec::new(),
+                        };
+                        for &x in &blamed_values {
+                            for &base in &bases {
+                                // Outside the object, or at an address a
+                                // thread formed in it.
+                                let out = outside(t, x, base);
+                                let mut options = vec![out];
+                                for &f in &allowed {
+                                    let f = t.int(f);
+                                    options.push(t.eq(x, f));
+                                }
+                                let keep = t.or(&options);
+                                assumptions.push(keep);
+                            }
                         }
                         if let Some(x) = term {
-                            assumptions.push(outside(t, x));
-                            if !blamed.insert(x) {
+                            if !blamed.insert(x) && allowed.is_empty() {
                                 let heap = t.int(separation::HEAP);
                                 assumptions.push(t.lt(x, heap));
                             }
@@ -819,6 +859,7 @@ impl Setup<'_> {
             return Attempt::Verdict(PreciseVerdict::Unknown("the solver's model shows no failing check".to_string()));
         };
         let address = values.int(c.address);
+        let pins: Vec<(TermId, i128)> = trace.threads.iter().flat_map(|t| t.args.iter()).filter_map(|&a| values.int(a).map(|v| (a, v))).collect();
         let init = self.init.map(|p| self.program.procedures[p].name.as_str());
         let w = witness::build(self.program, &mut values, steps, live, c, names, witness::Before { init, history }, objects, self.options.k);
         // The witness must replay on the IR (replay.rs).
@@ -837,10 +878,12 @@ impl Setup<'_> {
                 // The checked access's address when it lies in the blamed
                 // object, and the value the replay blamed, are kept out of
                 // that object.
-                let exclusion = blame.map(|(base, term)| Exclusion {
-                    base,
-                    address: address.filter(|a| *a >= base && *a < base + separation::STRIDE).map(|_| c.address),
-                    term,
+                let exclusion = blame.map(|replay::Blame { bases, term, allowed }| {
+                    let inside = address.and_then(|a| bases.iter().copied().find(|&base| a >= base && a < base + separation::STRIDE));
+                    // A value blamed for its offset only keeps the
+                    // checked access where it is.
+                    let inside = inside.filter(|_| allowed.is_empty());
+                    Exclusion { bases, allowed, address: inside.map(|base| (c.address, base)), term, pins }
                 });
                 Attempt::Rejected(why, exclusion, need)
             }

@@ -49,7 +49,13 @@
 //!   driver's object only through the pointers the driver gave it, so
 //!   `base + 1` read from initial memory, where only `base` was stored,
 //!   is no pointer it holds; nor an address into a local's frame whose
-//!   call has returned;
+//!   call has returned; nor an address into an object init created that
+//!   no call handed to the kernel (a `keep` command: a registration, a
+//!   call without body, a model that keeps the argument), directly or
+//!   through a pointer stored in a handed object: the kernel
+//!   stores only the pointers it is given, and the driver's own stores are
+//!   in the run, so another device's private data that points at this
+//!   probe's buffer is no state the kernel can make;
 //! - an address at an unknown offset from another (a `havoc` the lowering
 //!   uses for a model's ranged access or an array's elements,
 //!   [`crate::ir::Program::inside`]) reaches past the end of the object
@@ -94,6 +100,7 @@ use std::rc::Rc;
 use super::replay_objects::{Origins, POINTER_LIKE, Typed, one_buffer, same_object};
 
 mod concrete;
+pub(crate) use concrete::pointer_cast;
 
 /// Where a choice is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -219,11 +226,22 @@ pub enum Need {
     Live(String),
 }
 
-/// Why a witness was rejected, for the search's refinement: the base of
-/// an object of the run that a value no thread computed pointed into
+/// Why a witness was rejected, for the search's refinement: the bases of
+/// the objects of the run that a value no thread computed pointed into (or
+/// may not point into)
 /// although it could not have held its address, and that value's term in
 /// the formula (when the value has one).
-pub type Blame = (i128, Option<TermId>);
+#[derive(Clone, Debug, Default)]
+pub struct Blame {
+    /// The objects' bases.
+    pub bases: Vec<i128>,
+    /// The value's term.
+    pub term: Option<TermId>,
+    /// The addresses in those objects the value may still take (the ones
+    /// a thread formed), for a value that pointed into one at an address
+    /// no thread formed.
+    pub allowed: Vec<i128>,
+}
 
 /// What the replay found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -304,6 +322,10 @@ struct Object {
     who: Who,
     /// Whether a registration of the creator's has published it since.
     published: bool,
+    /// Whether a call has handed the kernel a pointer into it (a `keep`
+    /// command): only then can memory the run did not write, or a value
+    /// the kernel gives, point into an object init created.
+    handed: bool,
     /// For a local's frame, the depth of its call in the creator's stack;
     /// the object dies when that call returns.
     frame: Option<usize>,
@@ -361,6 +383,10 @@ struct Interp<'p, 'o, 'a, 'c> {
     live_at_start: bool,
     claim: Claim,
     memory: HashMap<(RegionId, i128), i128>,
+    /// Whether init's thread (or a history callback) stopped at a bound:
+    /// the calls after it, which a real run makes, may hand objects to the
+    /// kernel, so no object counts as never handed.
+    init_truncated: bool,
     private: HashMap<(Who, RegionId, i128), i128>,
     private_regions: std::collections::BTreeSet<RegionId>,
     locks: HashMap<LockId, i128>,
@@ -469,6 +495,7 @@ pub fn replay_blamed(
         live_at_start,
         claim,
         memory: HashMap::new(),
+        init_truncated: false,
         private: HashMap::new(),
         private_regions,
         locks: HashMap::new(),
@@ -705,9 +732,6 @@ impl Interp<'_, '_, '_, '_> {
     /// `term` is the value's term in the formula, when there is one, for
     /// the search's refinement.
     fn not_into_pair_object(&mut self, v: i128, what: &str, term: Option<TermId>) -> Run<()> {
-        // Objects init made while it ran alone are not checked: the kernel
-        // hands them to callbacks through registrations the lowering does
-        // not always model (`backlight_device_register`'s devdata).
         if !in_heap(v) {
             return Ok(());
         }
@@ -722,12 +746,28 @@ impl Interp<'_, '_, '_, '_> {
             return Ok(());
         };
         let base = o.base;
+        // An object init created is reachable from memory the run did not
+        // write, or through a value the kernel gives, only once a call
+        // handed the kernel a pointer into it (or into an object holding a
+        // pointer to it), unless init stopped at a bound before its later
+        // calls (`keep`: a registration, an
+        // external call, a model that keeps its argument): the kernel
+        // stores only the pointers it is given, and every store of the
+        // driver's own is in the run. (Another device's private data
+        // pointing at this probe's buffer is no state the kernel makes.)
+        if o.who == Who::Init && !o.handed && !self.init_truncated && !self.reachable_from_handed(base) {
+            // Kept out of every object init created and has not handed
+            // over, at once: a kernel value points into none of them.
+            let bases = self.objects.iter().filter(|o| o.who == Who::Init && !o.handed && o.frame.is_none()).map(|o| o.base).collect();
+            self.blame = Some(Blame { bases, term, allowed: Vec::new() });
+            return reject(format!("{what} points into an object init created and never handed to the kernel"));
+        }
         if !o.alive {
-            self.blame = Some((base, term));
+            self.blame = Some(Blame { bases: vec![base], term, allowed: Vec::new() });
             return reject(format!("{what} points into a local of a call that has returned"));
         }
         if o.who != Who::Init && !o.published {
-            self.blame = Some((base, term));
+            self.blame = Some(Blame { bases: vec![base], term, allowed: Vec::new() });
             return reject(format!("{what} points into an object the pair created, which it cannot have held"));
         }
         // Published, an object of the pair is reachable only through the
@@ -738,10 +778,36 @@ impl Interp<'_, '_, '_, '_> {
         // always model, at offsets it computes itself, such as
         // `&priv->timer`.)
         if o.who != Who::Init && !self.formed.contains(&v) {
-            self.blame = Some((base, term));
+            let allowed: Vec<i128> = self.formed.iter().copied().filter(|&f| f >= base && f < base + STRIDE).collect();
+            self.blame = Some(Blame { bases: vec![base], term, allowed });
             return reject(format!("{what} points into an object created in this run, at an address no thread formed"));
         }
         Ok(())
+    }
+
+    /// Whether the object at `base` is reachable from an object handed to
+    /// the kernel through the pointers stored in memory (`bus->priv =
+    /// priv` before the bus is registered): the kernel may read any
+    /// pointer stored in an object it was given (an MDIO bus's `priv`, a
+    /// work item's container), so such an object is the kernel's to reach
+    /// as well.
+    fn reachable_from_handed(&self, base: i128) -> bool {
+        let inside = |x: i128, b: i128| x >= b && x < b + STRIDE;
+        let mut reached: Vec<i128> = self.objects.iter().filter(|o| o.handed).map(|o| o.base).collect();
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (&(_, at), &v) in &self.memory {
+                if !in_heap(v) || !reached.iter().any(|&b| inside(at, b)) {
+                    continue;
+                }
+                if let Some(o) = self.objects.iter().find(|o| inside(v, o.base) && !reached.contains(&o.base)) {
+                    reached.push(o.base);
+                    grew = true;
+                }
+            }
+        }
+        reached.iter().any(|&b| inside(base, b))
     }
 
     /// When the checking thread runs again after the checked access: the
@@ -878,9 +944,9 @@ impl Interp<'_, '_, '_, '_> {
             }
             Command::Load { target, region, address, access, .. } => {
                 let a = self.eval(th, address)?;
+                let typed = self.typed(address);
                 let v = self.load(th.who, *region, a)?;
                 self.set(th, *target, v);
-                let typed = self.typed(address);
                 let origins = self.origins(th, *region, address);
                 self.accessed(th.who, site, *region, a, v, *access, typed, origins);
             }
@@ -1003,6 +1069,19 @@ impl Interp<'_, '_, '_, '_> {
                     }
                 }
             }
+            Command::Keep { values, .. } => {
+                // The objects the kept values point into are the kernel's
+                // to hand back. (A value the run cannot evaluate hands
+                // nothing: the replay rejects only on what it computed.)
+                for v in values {
+                    let Ok(x) = self.eval(th, v) else { continue };
+                    if in_heap(x) {
+                        for o in self.objects.iter_mut().filter(|o| x >= o.base && x < o.base + STRIDE) {
+                            o.handed = true;
+                        }
+                    }
+                }
+            }
             Command::Approximation { .. }
             | Command::LockUnknown { .. }
             | Command::HeldAnnotation { .. }
@@ -1040,6 +1119,9 @@ impl Interp<'_, '_, '_, '_> {
                         Ok(false)
                     }
                     Some(Edge::Truncated(_)) => {
+                        if th.who == Who::Init {
+                            self.init_truncated = true;
+                        }
                         th.done = true;
                         Ok(true)
                     }

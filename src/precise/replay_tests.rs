@@ -162,7 +162,8 @@ fn a_witness_reaching_an_object_through_an_argument_is_rejected_and_refined_away
             let (outcome, blame, _) =
                 super::replay::replay_blamed(&program, &trace, &mut Oracle { terms: solver.terms_mut(), model: &model }, K, true, claim, &Default::default(), None);
             assert!(matches!(outcome, Outcome::Rejected(_)), "initial memory cannot hold the new object's address: {outcome:?}");
-            let (base, term) = blame.expect("the replay blames the new object");
+            let super::replay::Blame { bases, term, .. } = blame.expect("the replay blames the new object");
+            let base = bases[0];
             assert!(super::separation::in_heap(base), "the blamed object is one the pair allocated");
             let term = term.expect("the initial value has a term");
             rejected += 1;

@@ -133,6 +133,7 @@ impl Footprint {
                         | Command::MakeLive { .. }
                         | Command::Quiesce { .. }
                         | Command::GhostAccess { .. }
+                        | Command::Keep { .. }
                         | Command::Approximation { .. } => {}
                     }
                 }

@@ -467,6 +467,7 @@ impl<'a> Encoder<'a> {
             | Command::MakeLive { .. }
             | Command::Quiesce { .. }
             | Command::GhostAccess { .. }
+            | Command::Keep { .. }
             | Command::Approximation { .. } => r,
         }
     }

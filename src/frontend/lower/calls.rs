@@ -185,14 +185,22 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     /// Records values a call may keep after it returns, with where the
-    /// call is (src/analyses/private.rs).
+    /// call is (src/analyses/private.rs), and says so in the IR (a `keep`
+    /// command, for the precise phase's replay).
     pub(super) fn keep(&mut self, values: impl IntoIterator<Item = Expr>) {
         let procedure = self.b.id();
         let block = self.b.current_block();
         let at = crate::analyses::private::stable_position(&self.b.program().procedures[procedure].blocks[block].commands);
+        let mut kept = Vec::new();
         for v in values {
             self.s.privacy.kept_at.push((procedure, block, at, v.clone()));
-            self.s.privacy.kept.push(v);
+            self.s.privacy.kept.push(v.clone());
+            if !matches!(v, Expr::Int(_) | Expr::Bool(_)) {
+                kept.push(v);
+            }
+        }
+        if !kept.is_empty() && !self.b.is_terminated() {
+            self.b.push(Command::Keep { values: kept, span: None });
         }
     }
 
@@ -1025,7 +1033,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
 }
 
 /// The member expression a callee expression reads, through casts and `*`.
-fn strip_to_member(c: Cursor<'_>) -> Option<Cursor<'_>> {
+pub(super) fn strip_to_member(c: Cursor<'_>) -> Option<Cursor<'_>> {
     let mut c = c;
     loop {
         match c.kind() {
@@ -1097,79 +1105,6 @@ pub(super) fn see_through_void_casts(mut c: Cursor<'_>) -> Cursor<'_> {
             _ => return c,
         }
     }
-}
-
-/// Every function this driver stores in a field of any structure, by
-/// (struct tag, field), collected from initializers and assignments in the
-/// main file, for calls through those fields.
-pub fn collect_field_targets<'t>(root: Cursor<'t>, main_id: crate::frontend::clang::FileId<'t>) -> std::collections::HashMap<(String, String), Vec<String>> {
-    let mut out: std::collections::HashMap<(String, String), Vec<String>> = std::collections::HashMap::new();
-    let mut record = |field: Cursor<'t>, value: Cursor<'t>, out: &mut std::collections::HashMap<(String, String), Vec<String>>| {
-        if !field.ty().is_function_pointer() {
-            return;
-        }
-        let Some(parent) = field.semantic_parent() else { return };
-        let name = layout::record_name(parent);
-        let key = (name.strip_prefix("struct ").unwrap_or(&name).to_string(), field.spelling());
-        for f in crate::frontend::entry_points::function_refs(value) {
-            let usr = f.definition().map(|d| d.usr()).unwrap_or_else(|| f.usr());
-            let list = out.entry(key.clone()).or_default();
-            if !list.contains(&usr) {
-                list.push(usr);
-            }
-        }
-    };
-    fn walk<'t>(
-        c: Cursor<'t>,
-        out: &mut std::collections::HashMap<(String, String), Vec<String>>,
-        record: &mut dyn FnMut(Cursor<'t>, Cursor<'t>, &mut std::collections::HashMap<(String, String), Vec<String>>),
-    ) {
-        match c.kind() {
-            CursorKind::InitListExpr => {
-                let ty = c.ty().canonical();
-                if ty.kind() == crate::frontend::clang::TypeKind::Record {
-                    let fields = ty.fields();
-                    let mut next = 0usize;
-                    for element in c.children() {
-                        match crate::frontend::entry_points::designated_field(element) {
-                            Some(field) => {
-                                next = fields.iter().position(|f| *f == field).map_or(fields.len(), |i| i + 1);
-                                if let Some(value) = element.children().last().copied() {
-                                    record(field, value, out);
-                                }
-                            }
-                            None => {
-                                if let Some(&field) = fields.get(next) {
-                                    record(field, element, out);
-                                }
-                                next += 1;
-                            }
-                        }
-                    }
-                }
-            }
-            CursorKind::BinaryOperator if c.binary_operator() == crate::frontend::clang::BinaryOperator::Assign => {
-                let children = c.children();
-                if let [lhs, rhs] = children.as_slice() {
-                    if let Some(field) = strip_to_member(*lhs).and_then(|m| m.referenced()).filter(|f| f.kind() == CursorKind::FieldDecl) {
-                        record(field, *rhs, out);
-                    }
-                }
-            }
-            _ => {}
-        }
-        c.for_each_child(|child| {
-            walk(child, out, record);
-            true
-        });
-    }
-    root.for_each_child(|top| {
-        if top.is_expanded_in(main_id) {
-            walk(top, &mut out, &mut record);
-        }
-        true
-    });
-    out
 }
 
 /// The functions a callback argument names: a function designator (`f`,

@@ -37,6 +37,7 @@ mod calls;
 mod constant_pointers;
 mod context;
 mod external;
+mod field_targets;
 pub(crate) mod expr;
 mod layout;
 mod locks;
@@ -156,7 +157,7 @@ pub fn lower_unit<'t>(
     }
     for tu in tus {
         let Some(main_id) = tu.main_file_id() else { continue };
-        for (key, targets) in calls::collect_field_targets(tu.root(), main_id) {
+        for (key, targets) in field_targets::collect_field_targets(tu.root(), main_id) {
             let list = shared.field_targets.entry(key).or_default();
             for t in targets {
                 if !list.contains(&t) {
@@ -215,6 +216,14 @@ pub fn lower_unit<'t>(
     let private = mark_private(&mut program, &privacy, models, entry_points);
     // The addresses inside an object, for the precise phase's separation.
     program.inside = privacy.within.iter().cloned().collect();
+    // The kernel functions' results (uninterpreted), for the precise
+    // phase's replay.
+    program.kernel_functions = program
+        .functions
+        .iter()
+        .filter(|(_, f)| models.functions.get(&f.name).is_some_and(|m| m.returns == crate::models::ReturnModel::Uninterpreted))
+        .map(|(id, _)| id)
+        .collect();
     // Which entry points may run at the same time (the pairs of the
     // lockset phase: kept by the serialisation rules, not both holding
     // one pseudo lock), for what can re-arm a quiesced callback.

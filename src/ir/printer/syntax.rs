@@ -172,6 +172,13 @@ impl Writer<'_> {
                 self.expr(out, address, ITE)?;
                 write!(out, "] {entry_point}")?;
             }
+            Command::Keep { values, .. } => {
+                out.write_str("keep")?;
+                for (i, v) in values.iter().enumerate() {
+                    out.write_str(if i == 0 { " " } else { ", " })?;
+                    self.expr(out, v, ITE)?;
+                }
+            }
             Command::Approximation { kind, detail, .. } => write!(out, "approx {{{}}} {detail:?}", kind.as_str())?,
         }
         out.write_char(';')

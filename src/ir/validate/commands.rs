@@ -92,6 +92,11 @@ impl Checker<'_> {
                 }
             }
             Command::HeldAnnotation { lock, mode, .. } => self.lock(site, *lock, mode.unwrap_or(LockMode::Exclusive)),
+            Command::Keep { values, .. } => {
+                for v in values {
+                    self.sort(site, v, Visibility::Body, "kept value");
+                }
+            }
             Command::LockUnknown { .. } | Command::InterruptControl { .. } | Command::MakeLive { .. } | Command::Quiesce { .. } | Command::Approximation { .. } => {}
         }
     }

@@ -20,11 +20,11 @@ impl Interp<'_, '_, '_, '_> {
             return reject("a new object overlaps one that exists");
         }
         if let Some((_, what, term)) = self.unallocated.iter().find(|(v, _, _)| *v >= a && *v < a + STRIDE) {
-            self.blame = Some((a, *term));
+            self.blame = Some(Blame { bases: vec![a], term: *term, allowed: Vec::new() });
             return reject(format!("{what} pointed into an object before it was allocated"));
         }
         let frame = matches!(kind, Address::Local { .. }).then_some(depth);
-        self.objects.push(Object { base: a, who, published: false, frame, alive: true });
+        self.objects.push(Object { base: a, who, published: false, handed: false, frame, alive: true });
         self.formed.insert(a);
         Ok(())
     }
@@ -260,10 +260,13 @@ impl Interp<'_, '_, '_, '_> {
                 (v, t)
             })
             .collect();
-        // An uninterpreted function of values (a drvdata getter, which
-        // the lowering makes a function of the device) is a value no
+        // A kernel function's value (a drvdata getter, which the lowering
+        // makes an uninterpreted function of the device) is a value no
         // thread computed: like initial memory, it cannot point into an
-        // object the pair created and has not published.
+        // object the pair created and has not published, nor into one
+        // init created and never handed to the kernel. The lowering's own
+        // functions (wrap-around, bit operations) are computed: of those
+        // only a pointer cast is checked, to keep the pointer.
         let mut applied = Vec::new();
         e.walk(&mut |sub| {
             if let crate::ir::Expr::Apply(_, args) = sub {
@@ -273,9 +276,20 @@ impl Interp<'_, '_, '_, '_> {
             }
         });
         for sub in &applied {
+            let crate::ir::Expr::Apply(f, args) = sub else { continue };
             let t = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], sub);
-            if let Some(v) = self.oracle.int(t) {
-                self.not_into_pair_object(v, "an uninterpreted function's value (a drvdata getter)", Some(t))?;
+            let Some(v) = self.oracle.int(t) else { continue };
+            if program.kernel_functions.contains(f) {
+                self.not_into_pair_object(v, "a kernel function's value (a drvdata getter)", Some(t))?;
+            } else if let (true, [a]) = (pointer_cast(program, *f), args.as_slice()) {
+                // A pointer cast to a 64-bit integer keeps its value (an
+                // object's address, HEAP and above, stands for the kernel
+                // pointer; super::super::exec gives the search the same
+                // fact).
+                let ta = crate::verify::solving::translate_with(self.oracle.terms, program, &mut |v| leaves[&v], a);
+                if self.oracle.int(ta).is_some_and(|x| in_heap(x) && x != v) {
+                    return reject("the witness changes a pointer by a cast to a 64-bit integer");
+                }
             }
         }
         // An object never lies in the last page of the address space,
@@ -350,6 +364,12 @@ impl Interp<'_, '_, '_, '_> {
             }
         }
     }
+}
+
+/// Whether `f` is the lowering's wrap-around to a 64-bit integer type,
+/// which a pointer cast to `unsigned long` or `long` goes through.
+pub(crate) fn pointer_cast(program: &Program, f: crate::ir::FuncId) -> bool {
+    matches!(program.functions[f].name.as_str(), "wrap_u64" | "wrap_s64")
 }
 
 /// Whether a value is the bound of the error pointers' page as an
