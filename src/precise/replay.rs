@@ -51,8 +51,7 @@
 //!   is no pointer it holds; nor an address into a local's frame whose
 //!   call has returned; nor an address into an object init created that
 //!   no call handed to the kernel (a `keep` command: a registration, a
-//!   call without body, a model that keeps the argument), directly or
-//!   through a pointer stored in a handed object: the kernel
+//!   call without body, a model that keeps the argument): the kernel
 //!   stores only the pointers it is given, and the driver's own stores are
 //!   in the run, so another device's private data that points at this
 //!   probe's buffer is no state the kernel can make;
@@ -383,10 +382,6 @@ struct Interp<'p, 'o, 'a, 'c> {
     live_at_start: bool,
     claim: Claim,
     memory: HashMap<(RegionId, i128), i128>,
-    /// Whether init's thread (or a history callback) stopped at a bound:
-    /// the calls after it, which a real run makes, may hand objects to the
-    /// kernel, so no object counts as never handed.
-    init_truncated: bool,
     private: HashMap<(Who, RegionId, i128), i128>,
     private_regions: std::collections::BTreeSet<RegionId>,
     locks: HashMap<LockId, i128>,
@@ -495,7 +490,6 @@ pub fn replay_blamed(
         live_at_start,
         claim,
         memory: HashMap::new(),
-        init_truncated: false,
         private: HashMap::new(),
         private_regions,
         locks: HashMap::new(),
@@ -748,14 +742,12 @@ impl Interp<'_, '_, '_, '_> {
         let base = o.base;
         // An object init created is reachable from memory the run did not
         // write, or through a value the kernel gives, only once a call
-        // handed the kernel a pointer into it (or into an object holding a
-        // pointer to it), unless init stopped at a bound before its later
-        // calls (`keep`: a registration, an
+        // handed the kernel a pointer into it (`keep`: a registration, an
         // external call, a model that keeps its argument): the kernel
         // stores only the pointers it is given, and every store of the
         // driver's own is in the run. (Another device's private data
         // pointing at this probe's buffer is no state the kernel makes.)
-        if o.who == Who::Init && !o.handed && !self.init_truncated && !self.reachable_from_handed(base) {
+        if o.who == Who::Init && !o.handed {
             // Kept out of every object init created and has not handed
             // over, at once: a kernel value points into none of them.
             let bases = self.objects.iter().filter(|o| o.who == Who::Init && !o.handed && o.frame.is_none()).map(|o| o.base).collect();
@@ -783,31 +775,6 @@ impl Interp<'_, '_, '_, '_> {
             return reject(format!("{what} points into an object created in this run, at an address no thread formed"));
         }
         Ok(())
-    }
-
-    /// Whether the object at `base` is reachable from an object handed to
-    /// the kernel through the pointers stored in memory (`bus->priv =
-    /// priv` before the bus is registered): the kernel may read any
-    /// pointer stored in an object it was given (an MDIO bus's `priv`, a
-    /// work item's container), so such an object is the kernel's to reach
-    /// as well.
-    fn reachable_from_handed(&self, base: i128) -> bool {
-        let inside = |x: i128, b: i128| x >= b && x < b + STRIDE;
-        let mut reached: Vec<i128> = self.objects.iter().filter(|o| o.handed).map(|o| o.base).collect();
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for (&(_, at), &v) in &self.memory {
-                if !in_heap(v) || !reached.iter().any(|&b| inside(at, b)) {
-                    continue;
-                }
-                if let Some(o) = self.objects.iter().find(|o| inside(v, o.base) && !reached.contains(&o.base)) {
-                    reached.push(o.base);
-                    grew = true;
-                }
-            }
-        }
-        reached.iter().any(|&b| inside(base, b))
     }
 
     /// When the checking thread runs again after the checked access: the
@@ -1119,9 +1086,6 @@ impl Interp<'_, '_, '_, '_> {
                         Ok(false)
                     }
                     Some(Edge::Truncated(_)) => {
-                        if th.who == Who::Init {
-                            self.init_truncated = true;
-                        }
                         th.done = true;
                         Ok(true)
                     }
