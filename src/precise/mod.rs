@@ -316,8 +316,9 @@ struct Exclusion {
     address: Option<(TermId, i128)>,
     term: Option<TermId>,
     /// The threads' arguments with their values, kept by the next search
-    /// when the blamed value is initial memory: it then reads the same
-    /// cell, which the exclusion constrains.
+    /// when the blamed value is not an argument (a cell of initial memory,
+    /// a call's result): the next witness then reaches the same value,
+    /// which the exclusion constrains.
     pins: Vec<(TermId, i128)>,
 }
 
@@ -774,10 +775,11 @@ impl Setup<'_> {
                         // rule: a blamed argument keeps all of them out of
                         // the object but at the addresses formed in it
                         // (else the next witness moves another argument
-                        // there). A blamed value of initial memory is a
-                        // cell at an address the arguments give: they keep
-                        // their values, so that the next witness reads the
-                        // cell the exclusion constrains.
+                        // there). Any other blamed value (a cell of initial
+                        // memory, a call's result) is reached through
+                        // addresses the arguments give: they keep their
+                        // values, so that the next witness reaches the
+                        // value the exclusion constrains.
                         let args: Vec<TermId> = trace.threads.iter().flat_map(|s| s.args.iter().copied()).collect();
                         let blamed_values: Vec<TermId> = match term {
                             Some(x) if !allowed.is_empty() && args.contains(&x) => args,

@@ -911,9 +911,9 @@ impl Interp<'_, '_, '_, '_> {
             }
             Command::Load { target, region, address, access, .. } => {
                 let a = self.eval(th, address)?;
-                let typed = self.typed(address);
                 let v = self.load(th.who, *region, a)?;
                 self.set(th, *target, v);
+                let typed = self.typed(address);
                 let origins = self.origins(th, *region, address);
                 self.accessed(th.who, site, *region, a, v, *access, typed, origins);
             }
