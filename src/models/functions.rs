@@ -106,8 +106,9 @@ pub struct MemoryEffect {
     pub arg: usize,
     /// How much it covers.
     pub extent: Extent,
-    /// Only this field of the pointed-to record (`field="in"`): the
-    /// function touches that field and no other.
+    /// Only this field of the pointed-to record (`field="in"`), or this
+    /// nested field (`field="buf.tail"`: member `tail` of the record in
+    /// member `buf`): the function touches that field and no other.
     pub field: Option<String>,
     /// A write the function makes only on some paths (`may="true"`, such
     /// as `mii_check_media`'s store of `full_duplex` only when the duplex
@@ -335,7 +336,7 @@ fn memory_effect(context: &str, what: &str, e: &EffectXml) -> Result<MemoryEffec
     let context = format!("{context} <{what} arg=\"{}\">", e.arg);
     let extent = extent(&context, e.arg, e.size_arg, e.extent.as_deref())?;
     match (&e.field, extent) {
-        (Some(f), _) if f.is_empty() || f.contains('.') => Err(format!("{context}: field `{f}` is not one field name")),
+        (Some(f), _) if f.split('.').any(str::is_empty) => Err(format!("{context}: field `{f}` is not a field name or a dotted path of field names")),
         (Some(_), Extent::SizeArg(_) | Extent::Unbounded) => Err(format!("{context}: field excludes size-arg and extent")),
         _ => {
             let may = match (e.may.as_deref(), what) {

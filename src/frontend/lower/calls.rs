@@ -852,16 +852,15 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                     Some(key) => Object { address: address.clone(), ty: pointee, owner: Owner::Local(key.clone()), field_key: Some(key) },
                     None => Object { address: address.clone(), ty: pointee, owner: Owner::Heap, field_key: None },
                 };
-                // `field="F"`: the leaves inside that field only (all of
-                // them when the record has no such field, which is sound).
-                let record = pointee.canonical();
-                let range = field.and_then(|f| {
-                    let start = record.offset_of(f)? / 8;
-                    let size = record.fields().into_iter().find(|d| d.spelling() == f)?.ty().size_of()?;
-                    Some(start..start + size)
-                });
+                // `field="F"` or `field="F.G"`: the leaves inside that
+                // (nested) field only (all of them when the record has no
+                // such field, which is sound).
+                let range = field.and_then(|f| layout::field_path_range(pointee, f));
+                // A leaf of no size (a flexible array member) at the start
+                // of the field belongs to the member before it.
+                let outside = |r: &std::ops::Range<u64>, leaf: &layout::Leaf<'_>| !r.contains(&leaf.offset) || (leaf.is_flexible_array() && leaf.offset == r.start);
                 for leaf in layout::scalar_leaves(pointee) {
-                    if range.as_ref().is_some_and(|r| !r.contains(&leaf.offset)) || skip.iter().any(|r| r.contains(&leaf.offset)) {
+                    if range.as_ref().is_some_and(|r| outside(r, &leaf)) || skip.iter().any(|r| r.contains(&leaf.offset)) {
                         continue;
                     }
                     let place = self.leaf_place(&object, &leaf);

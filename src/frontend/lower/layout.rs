@@ -183,6 +183,38 @@ pub fn field_offset(field: Cursor<'_>) -> (u64, u64) {
     (bits / 8, bits % 8)
 }
 
+/// The byte range that field `path` (`in`, or a dotted path `buf.tail`
+/// through nested records) takes in a record of type `ty`, looking into
+/// anonymous members as C does. `None` when some step names no field of
+/// its record or a size is unknown.
+pub fn field_path_range(ty: Type<'_>, path: &str) -> Option<std::ops::Range<u64>> {
+    let mut record = ty.canonical();
+    let mut start = 0;
+    let mut size = None;
+    for name in path.split('.') {
+        start += record.offset_of(name)? / 8;
+        let field = named_field(record, name)?;
+        size = Some(field.ty().size_of()?);
+        record = field.ty().canonical();
+    }
+    Some(start..start + size?)
+}
+
+/// The declaration of field `name` of a record type, looking into its
+/// anonymous members.
+fn named_field<'t>(record: Type<'t>, name: &str) -> Option<Cursor<'t>> {
+    record.fields().into_iter().find_map(|f| {
+        let spelling = f.spelling();
+        if spelling == name {
+            Some(f)
+        } else if spelling.is_empty() || spelling.contains("unnamed at") || spelling.contains("anonymous at") {
+            named_field(f.ty().canonical(), name)
+        } else {
+            None
+        }
+    })
+}
+
 /// One scalar leaf of a record or array: where it is and what declares it.
 #[derive(Clone, Debug)]
 pub struct Leaf<'t> {
@@ -198,6 +230,14 @@ pub struct Leaf<'t> {
     /// For a leaf inside an array of records: the end of that array; the
     /// leaf repeats at every element up to there.
     pub repeats_until: Option<u64>,
+}
+
+impl Leaf<'_> {
+    /// Whether the leaf is a flexible array member (`u8 data[];`), which
+    /// takes no room in its record: it lies where the next member starts.
+    pub fn is_flexible_array(&self) -> bool {
+        self.field.is_some_and(|f| f.ty().canonical().kind() == TypeKind::IncompleteArray)
+    }
 }
 
 /// The scalar leaves of an object of type `ty`, in offset order: each

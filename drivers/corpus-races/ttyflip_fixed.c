@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ttyflip_fixed.c - a polled serial receiver: a timer drains the receive
+ * FIFO into the tty flip buffer, and a work item injects a NUL
+ * byte to mark an idle gap.
+ *
+ * Fixed twin of ttyflip_race.c (case: a kernel function model names the
+ * fields the function touches, issue 14 Build 5). The flip buffer's
+ * producer side must be serialised by the driver: tty_prepare_flip_string
+ * (drivers/tty/tty_buffer.c) takes no lock, reads port->buf.tail and, when
+ * the tail buffer is full, stores a new one there and takes it off
+ * port->buf.free with llist_del_first, whose callers must be serialised.
+ * Here both the timer and the work item reserve room under the receive lock.
+ * The work item also stores the port's closing_wait under the config mutex
+ * only: no producer touches that field of the tty_port, so it is no race
+ * (the model used to write the whole tty_port).
+ * Expected: every pair proven race-free.
+ */
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/jiffies.h>
+#include <linux/mutex.h>
+#include <linux/tty.h>
+#include <linux/tty_flip.h>
+#include <linux/io.h>
+
+#define TFL_DATA	0x00
+#define TFL_COUNT	0x04
+
+struct tfl_dev {
+	void __iomem *base;
+	struct tty_port port;
+	spinlock_t rx_lock;		/* serialises the flip buffer's producers */
+	struct mutex cfg_lock;		/* guards the port's settings */
+	struct timer_list poll_timer;
+	struct work_struct idle_work;
+};
+
+// @expect entry-point tfl_poll timer timer_setup
+static void tfl_poll(struct timer_list *t)
+{
+	struct tfl_dev *dev = from_timer(dev, t, poll_timer);
+	unsigned int n = ioread32(dev->base + TFL_COUNT);
+	unsigned int i, space;
+	u8 *chars;
+
+	if (n) {
+		spin_lock_bh(&dev->rx_lock);
+		space = tty_prepare_flip_string(&dev->port, &chars, n);
+		for (i = 0; i < space; i++)
+			chars[i] = ioread8(dev->base + TFL_DATA);
+		tty_flip_buffer_push(&dev->port);
+		spin_unlock_bh(&dev->rx_lock);
+	} else {
+		schedule_work(&dev->idle_work);
+	}
+	mod_timer(&dev->poll_timer, jiffies + HZ / 10);
+}
+
+// @expect entry-point tfl_idle work work_struct.func
+static void tfl_idle(struct work_struct *work)
+{
+	struct tfl_dev *dev = container_of(work, struct tfl_dev, idle_work);
+	u8 *chars;
+
+	mutex_lock(&dev->cfg_lock);
+	dev->port.closing_wait = 30 * HZ / 100;
+	mutex_unlock(&dev->cfg_lock);
+	spin_lock_bh(&dev->rx_lock);
+	if (tty_prepare_flip_string(&dev->port, &chars, 1))
+		*chars = 0;
+	tty_flip_buffer_push(&dev->port);
+	spin_unlock_bh(&dev->rx_lock);
+}
+
+// @expect proven tfl_poll tfl_idle
+
+// @expect init tfl_probe
+// @expect entry-point tfl_probe probe platform_driver.probe
+static int tfl_probe(struct platform_device *pdev)
+{
+	struct tfl_dev *dev;
+
+	dev = devm_kzalloc(&pdev->dev, sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->base = devm_platform_ioremap_resource(pdev, 0);
+	if (IS_ERR(dev->base))
+		return PTR_ERR(dev->base);
+	tty_port_init(&dev->port);
+	spin_lock_init(&dev->rx_lock);
+	mutex_init(&dev->cfg_lock);
+	platform_set_drvdata(pdev, dev);
+
+	INIT_WORK(&dev->idle_work, tfl_idle);
+	timer_setup(&dev->poll_timer, tfl_poll, 0);
+	mod_timer(&dev->poll_timer, jiffies + HZ / 10);
+	return 0;
+}
+
+// @expect entry-point tfl_remove remove platform_driver.remove
+static void tfl_remove(struct platform_device *pdev)
+{
+	struct tfl_dev *dev = platform_get_drvdata(pdev);
+
+	timer_shutdown_sync(&dev->poll_timer);
+	cancel_work_sync(&dev->idle_work);
+	tty_port_destroy(&dev->port);
+}
+
+static struct platform_driver tfl_driver = {
+	.probe	= tfl_probe,
+	.remove	= tfl_remove,
+	.driver.name = "rwttyflip",
+};
+
+// @expect entry-point tfl_driver_init module-init module_init
+// @expect entry-point tfl_driver_exit module-exit module_exit
+module_platform_driver(tfl_driver);
+
+MODULE_DESCRIPTION("racewatch race corpus: two producers of one tty flip buffer");
+MODULE_LICENSE("GPL");
