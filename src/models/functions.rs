@@ -132,7 +132,7 @@ const ATOMIC_ACCESSES: &[(&str, AtomicAccess)] =
     &[("read", AtomicAccess::Read), ("write", AtomicAccess::Write), ("rmw", AtomicAccess::Rmw)];
 
 /// An atomic access through a pointer argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AtomicEffect {
     /// The pointer argument (0-based).
     pub arg: usize,
@@ -142,6 +142,9 @@ pub struct AtomicEffect {
     pub extent: Extent,
     /// What it stores and what the call returns, when the model says.
     pub value: Option<AtomicValue>,
+    /// Only this (nested) field of the pointed-to record, as for
+    /// [`MemoryEffect::field`]; never with a value operation.
+    pub field: Option<String>,
 }
 
 /// What a modelled function returns.
@@ -282,6 +285,8 @@ struct AtomicXml {
     expected_arg: Option<usize>,
     #[serde(rename = "@bit-arg")]
     bit_arg: Option<usize>,
+    #[serde(rename = "@field")]
+    field: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -371,7 +376,12 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
                 bit_arg: a.bit_arg,
             };
             let value = atomic_values::atomic_value(&context, a.arg, access, &written)?;
-            Ok(AtomicEffect { arg: a.arg, access, extent, value })
+            match (&a.field, extent, &value) {
+                (Some(f), _, _) if f.split('.').any(str::is_empty) => Err(format!("{context}: field `{f}` is not a field name or a dotted path of field names")),
+                (Some(_), Extent::Unbounded, _) => Err(format!("{context}: field excludes extent")),
+                (Some(_), _, Some(_)) => Err(format!("{context}: field excludes a value operation (op)")),
+                _ => Ok(AtomicEffect { arg: a.arg, access, extent, value, field: a.field.clone() }),
+            }
         })
         .collect::<Result<Vec<_>, String>>()?;
     let with_values = atomics.iter().filter(|a| a.value.is_some()).count();
@@ -474,7 +484,7 @@ mod tests {
         assert_eq!(memcpy.returns, ReturnModel::Arg(0));
         assert_eq!(m.functions["strcat"].reads.len(), 2);
         let add = &m.functions["atomic_add"];
-        assert_eq!(add.atomics, vec![AtomicEffect { arg: 1, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: None }]);
+        assert_eq!(add.atomics, vec![AtomicEffect { arg: 1, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: None, field: None }]);
         assert_eq!(add.returns, ReturnModel::Havoc);
         assert!(m.functions["_printk"].has_no_effect());
         assert!(m.functions["memcpy"].may_keep(1), "every argument may be kept by default");

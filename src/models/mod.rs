@@ -714,7 +714,7 @@ mod tests {
         assert_eq!(f("copy_to_user").reads, vec![MemoryEffect { arg: 1, extent: Extent::SizeArg(2), field: None, may: false }]);
         assert_eq!(f("memset").returns, ReturnModel::Arg(0));
         let inc = AtomicValue { op: AtomicOp::Inc, returns: AtomicResult::None };
-        assert_eq!(f("atomic_inc").atomics, vec![AtomicEffect { arg: 0, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: Some(inc) }]);
+        assert_eq!(f("atomic_inc").atomics, vec![AtomicEffect { arg: 0, access: AtomicAccess::Rmw, extent: Extent::Pointee, value: Some(inc), field: None }]);
         assert_eq!(f("atomic_add").atomics[0].arg, 1, "atomic_add(i, v): the counter is second");
         let value = |name: &str| f(name).atomics[0].value.unwrap_or_else(|| panic!("{name} has no op"));
         assert_eq!(value("atomic_add").op, AtomicOp::Add { value_arg: 0 }, "atomic_add(i, v): the operand is first");

@@ -134,6 +134,7 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             access: AtomicAccess::Rmw,
             extent: Extent::Unbounded,
             value: Some(AtomicValue { op: AtomicOp::Bit { bit_arg: model.bit_arg, update }, returns: AtomicResult::OldBit }),
+            field: None,
         };
         let sites = self.s.bit_locks.locks.entry(lock).or_default();
         sites.name = identity.display();

@@ -705,10 +705,10 @@ impl<'t> FnLower<'_, '_, '_, 't> {
                 AtomicAccess::Rmw => (true, true),
             };
             if read {
-                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, &[], false, AccessKind::Atomic, span.clone());
+                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), &[], false, AccessKind::Atomic, span.clone());
             }
             if write {
-                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, None, &[], true, AccessKind::Atomic, span.clone());
+                self.memory_effect(&model.name, args, &values, effect.arg, effect.extent, effect.field.as_deref(), &[], true, AccessKind::Atomic, span.clone());
             }
         }
         if model.keeps_last {
