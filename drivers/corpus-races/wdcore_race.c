@@ -7,8 +7,12 @@
  * mutex held (drivers/watchdog/watchdog_dev.c), so those three never run
  * at the same time and are never paired (rule watchdog-core-lock). The
  * core calls start without that mutex (watchdog_open), and the countdown
- * timer takes no core lock at all: both race with set_timeout on the
- * countdown. Fixed twin: wdcore_fixed.c.
+ * timer takes no core lock at all: both race with get_timeleft and status
+ * (which the sysfs attributes call on a device that need not be open), and
+ * the timer with set_timeout, on the countdown. start and set_timeout never
+ * run at once: set_timeout comes only from an ioctl of the open file, and
+ * watchdog_open calls start only after winning the single-open bit that
+ * file holds (rule watchdog-single-open). Fixed twin: wdcore_fixed.c.
  */
 #include <linux/module.h>
 #include <linux/platform_device.h>
@@ -41,7 +45,7 @@ static int wdc_start(struct watchdog_device *wdd)
 	struct wdc_priv *priv = watchdog_get_drvdata(wdd);
 
 	priv->left = wdd->timeout;	/* @racy: watchdog_open calls start without the core mutex */
-	iowrite32(wdd->timeout, priv->base + WDC_RELOAD);	/* @racy: set_timeout writes it under the core mutex only */
+	iowrite32(wdd->timeout, priv->base + WDC_RELOAD);
 	return 0;
 }
 
@@ -89,10 +93,6 @@ static unsigned int wdc_status(struct watchdog_device *wdd)
 // @expect confirmed wdc_tick wdc_get_timeleft "struct wdc_priv.left"
 // @expect race wdc_tick wdc_status "struct wdc_priv.left"
 // @expect confirmed wdc_tick wdc_status "struct wdc_priv.left"
-// @expect race wdc_start wdc_set_timeout "struct wdc_priv.left"
-// @expect confirmed wdc_start wdc_set_timeout "struct wdc_priv.left"
-// @expect race wdc_start wdc_set_timeout "struct watchdog_device.timeout"
-// @expect confirmed wdc_start wdc_set_timeout "struct watchdog_device.timeout"
 // @expect race wdc_start wdc_get_timeleft "struct wdc_priv.left"
 // @expect confirmed wdc_start wdc_get_timeleft "struct wdc_priv.left"
 // @expect race wdc_start wdc_status "struct wdc_priv.left"
@@ -103,6 +103,8 @@ static unsigned int wdc_status(struct watchdog_device *wdd)
 // @expect proven wdc_set_timeout wdc_get_timeleft
 // @expect proven wdc_set_timeout wdc_status
 // @expect proven wdc_set_timeout wdc_set_timeout
+/* Single open: set_timeout only on the open file, start only for the opener. */
+// @expect proven wdc_start wdc_set_timeout
 
 static const struct watchdog_info wdc_info = {
 	.options	= WDIOF_SETTIMEOUT | WDIOF_KEEPALIVEPING,
