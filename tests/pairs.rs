@@ -767,7 +767,7 @@ fn every_selected_field_exists_in_the_6_12_headers() {
          #include <linux/usb.h>\n#include <linux/i2c.h>\n#include <linux/spi/spi.h>\n#include <linux/pm.h>\n\
          #include <linux/netdevice.h>\n#include <linux/ethtool.h>\n#include <linux/blkdev.h>\n#include <linux/fs.h>\n#include <net/nfc/nfc.h>\n\
          #include <linux/timer.h>\n#include <linux/hrtimer.h>\n#include <linux/workqueue.h>\n\
-         #include <net/nfc/digital.h>\n#include <linux/phy.h>\n#include <linux/watchdog.h>\n\
+         #include <net/nfc/digital.h>\n#include <linux/phy.h>\n#include <linux/watchdog.h>\n#include <linux/tty.h>\n#include <linux/usb/serial.h>\n\
          void rule_fields(void);\nvoid rule_fields(void)\n{{\n{body}}}\n"
     );
     analyse(&s, "rule_fields.c", &source);

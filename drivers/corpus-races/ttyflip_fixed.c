@@ -11,9 +11,10 @@
  * the tail buffer is full, stores a new one there and takes it off
  * port->buf.free with llist_del_first, whose callers must be serialised.
  * Here both the timer and the work item reserve room under the receive lock.
- * The work item also stores the port's closing_wait under the config mutex
- * only: no producer touches that field of the tty_port, so it is no race
- * (the model used to write the whole tty_port).
+ * The work item, the only writer of the port's closing_wait (a work item
+ * never runs beside itself), stores it without a lock: no producer touches
+ * that field of the tty_port, so it is no race (the model used to write
+ * the whole tty_port).
  * Expected: every pair proven race-free.
  */
 #include <linux/module.h>
@@ -21,7 +22,6 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/jiffies.h>
-#include <linux/mutex.h>
 #include <linux/tty.h>
 #include <linux/tty_flip.h>
 #include <linux/io.h>
@@ -33,7 +33,6 @@ struct tfl_dev {
 	void __iomem *base;
 	struct tty_port port;
 	spinlock_t rx_lock;		/* serialises the flip buffer's producers */
-	struct mutex cfg_lock;		/* guards the port's settings */
 	struct timer_list poll_timer;
 	struct work_struct idle_work;
 };
@@ -65,9 +64,7 @@ static void tfl_idle(struct work_struct *work)
 	struct tfl_dev *dev = container_of(work, struct tfl_dev, idle_work);
 	u8 *chars;
 
-	mutex_lock(&dev->cfg_lock);
 	dev->port.closing_wait = 30 * HZ / 100;
-	mutex_unlock(&dev->cfg_lock);
 	spin_lock_bh(&dev->rx_lock);
 	if (tty_prepare_flip_string(&dev->port, &chars, 1))
 		*chars = 0;
@@ -91,7 +88,6 @@ static int tfl_probe(struct platform_device *pdev)
 		return PTR_ERR(dev->base);
 	tty_port_init(&dev->port);
 	spin_lock_init(&dev->rx_lock);
-	mutex_init(&dev->cfg_lock);
 	platform_set_drvdata(pdev, dev);
 
 	INIT_WORK(&dev->idle_work, tfl_idle);

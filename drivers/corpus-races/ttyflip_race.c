@@ -12,9 +12,10 @@
  * port->buf.free with llist_del_first, whose callers must be serialised.
  * Here the timer reserves room under the receive lock but the work item
  * reserves without it, so the two producers race on buf.tail and buf.free.
- * The work item also stores the port's closing_wait under the config mutex
- * only: no producer touches that field of the tty_port, so it is no race
- * (the model used to write the whole tty_port).
+ * The work item, the only writer of the port's closing_wait (a work item
+ * never runs beside itself), stores it without a lock: no producer touches
+ * that field of the tty_port, so it is no race (the model used to write
+ * the whole tty_port).
  * Expected: races between the timer and the work item on the flip buffer
  * head's tail and free list, and on the characters: both reserve room at
  * the same offset of the tail buffer and write into it (confirmed); none
@@ -29,7 +30,6 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/jiffies.h>
-#include <linux/mutex.h>
 #include <linux/tty.h>
 #include <linux/tty_flip.h>
 #include <linux/io.h>
@@ -41,7 +41,6 @@ struct tfl_dev {
 	void __iomem *base;
 	struct tty_port port;
 	spinlock_t rx_lock;		/* serialises the flip buffer's producers */
-	struct mutex cfg_lock;		/* guards the port's settings */
 	struct timer_list poll_timer;
 	struct work_struct idle_work;
 };
@@ -73,9 +72,7 @@ static void tfl_idle(struct work_struct *work)
 	struct tfl_dev *dev = container_of(work, struct tfl_dev, idle_work);
 	u8 *chars;
 
-	mutex_lock(&dev->cfg_lock);
 	dev->port.closing_wait = 30 * HZ / 100;
-	mutex_unlock(&dev->cfg_lock);
 	if (tty_prepare_flip_string(&dev->port, &chars, 1))	/* @racy: without rx_lock */
 		*chars = 0;				/* @racy: maybe the timer's room */
 	tty_flip_buffer_push(&dev->port);
@@ -102,7 +99,6 @@ static int tfl_probe(struct platform_device *pdev)
 		return PTR_ERR(dev->base);
 	tty_port_init(&dev->port);
 	spin_lock_init(&dev->rx_lock);
-	mutex_init(&dev->cfg_lock);
 	platform_set_drvdata(pdev, dev);
 
 	INIT_WORK(&dev->idle_work, tfl_idle);

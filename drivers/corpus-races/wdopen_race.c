@@ -34,7 +34,7 @@ struct wdo_priv {
 // @expect entry-point wdo_start callback watchdog_ops.start
 static int wdo_start(struct watchdog_device *wdd)
 {
-	struct wdo_priv *priv = watchdog_get_drvdata(wdd);
+	struct wdo_priv *priv = container_of(wdd, struct wdo_priv, wdd);
 
 	iowrite32(wdd->timeout, priv->base + WDO_RELOAD);	/* @racy: beside set_timeout */
 	iowrite32(1, priv->base + WDO_CTRL);
@@ -44,7 +44,7 @@ static int wdo_start(struct watchdog_device *wdd)
 // @expect entry-point wdo_stop callback watchdog_ops.stop
 static int wdo_stop(struct watchdog_device *wdd)
 {
-	struct wdo_priv *priv = watchdog_get_drvdata(wdd);
+	struct wdo_priv *priv = container_of(wdd, struct wdo_priv, wdd);
 
 	iowrite32(0, priv->base + WDO_CTRL);
 	return 0;
@@ -53,7 +53,7 @@ static int wdo_stop(struct watchdog_device *wdd)
 // @expect entry-point wdo_set_timeout callback watchdog_ops.set_timeout
 static int wdo_set_timeout(struct watchdog_device *wdd, unsigned int t)
 {
-	struct wdo_priv *priv = watchdog_get_drvdata(wdd);
+	struct wdo_priv *priv = container_of(wdd, struct wdo_priv, wdd);
 
 	wdd->timeout = t;					/* @racy */
 	iowrite32(t, priv->base + WDO_RELOAD);
@@ -69,14 +69,8 @@ static int wdo_set_timeout(struct watchdog_device *wdd, unsigned int t)
  */
 // @expect race wdo_start wdo_probe "struct watchdog_device.timeout"
 // @expect not-found wdo_start wdo_probe "struct watchdog_device.timeout"
-// @expect race wdo_start wdo_probe "struct watchdog_device.driver_data"
-// @expect not-found wdo_start wdo_probe "struct watchdog_device.driver_data"
-// @expect race wdo_stop wdo_probe "struct watchdog_device.driver_data"
-// @expect not-found wdo_stop wdo_probe "struct watchdog_device.driver_data"
 // @expect race wdo_set_timeout wdo_probe "struct watchdog_device.timeout"
 // @expect not-found wdo_set_timeout wdo_probe "struct watchdog_device.timeout"
-// @expect race wdo_set_timeout wdo_probe "struct watchdog_device.driver_data"
-// @expect not-found wdo_set_timeout wdo_probe "struct watchdog_device.driver_data"
 
 static const struct watchdog_info wdo_info = {
 	.options	= WDIOF_SETTIMEOUT | WDIOF_KEEPALIVEPING,
@@ -109,7 +103,6 @@ static int wdo_probe(struct platform_device *pdev)
 	priv->wdd.min_timeout = 1;
 	priv->wdd.max_timeout = 255;
 	priv->wdd.parent = &pdev->dev;
-	watchdog_set_drvdata(&priv->wdd, priv);
 	if (ioread32(priv->base + WDO_CTRL))
 		set_bit(WDOG_HW_RUNNING, &priv->wdd.status);
 	err = devm_watchdog_register_device(&pdev->dev, &priv->wdd);

@@ -491,6 +491,24 @@ mod tests {
     }
 
     #[test]
+    fn field_paths_on_memory_and_atomic_effects() {
+        let m = load(
+            r#"<function name="push" reason="r"><reads arg="0" field="buf"/><writes arg="0" field="buf.tail" may="true"/></function>
+               <function name="anchor" reason="r"><atomic arg="0" field="anchor_list" access="rmw"/></function>"#,
+        )
+        .unwrap();
+        assert_eq!(m.functions["push"].writes, vec![MemoryEffect { arg: 0, extent: Extent::Pointee, field: Some("buf.tail".into()), may: true }]);
+        assert_eq!(m.functions["anchor"].atomics[0].field.as_deref(), Some("anchor_list"));
+        rejected(r#"<function name="f" reason="r"><writes arg="0" field="buf..tail"/></function>"#, "dotted path");
+        rejected(r#"<function name="f" reason="r"><atomic arg="0" field="" access="read"/></function>"#, "dotted path");
+        rejected(r#"<function name="f" reason="r"><atomic arg="0" field="a" access="read" extent="unbounded"/></function>"#, "field excludes extent");
+        rejected(
+            r#"<function name="f" reason="r"><atomic arg="0" field="a" access="rmw" op="add" value-arg="1" returns="new"/></function>"#,
+            "field excludes a value operation",
+        );
+    }
+
+    #[test]
     fn keeps_and_allocates() {
         let m = load(
             r#"<function name="memcpy" reason="r" keeps="none"/>
