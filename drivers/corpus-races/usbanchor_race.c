@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * usbanchor_race.c - a USB bulk writer that keeps its in-flight URBs on an
- * anchor and counts finished transfers.
+ * usbanchor_race.c - a USB bulk writer that keeps its in-flight URB on an
+ * anchor and counts failed transfers.
  *
  * Racy twin of usbanchor_fixed.c (case: a kernel function model makes its
  * internally locked accesses atomic ones, issue 14 Build 5). usb_anchor_urb,
- * usb_unanchor_urb and usb_kill_anchored_urbs touch the anchor (and the
+ * usb_unanchor_urb and the *_anchored_urbs functions touch the anchor (and the
  * URB's anchor links) only holding the anchor's own spinlock
  * (drivers/usb/core/urb.c), so two of them never race. Disconnect poisons
  * the anchor (usb_poison_anchored_urbs) so that no write submits again;
