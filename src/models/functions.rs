@@ -337,11 +337,19 @@ fn extent(context: &str, arg: usize, size_arg: Option<usize>, written: Option<&s
     }
 }
 
+/// Checks an effect's `field`: one field name, or a dotted path of them.
+fn field_path(context: &str, field: Option<&str>) -> Result<(), String> {
+    match field {
+        Some(f) if f.split('.').any(str::is_empty) => Err(format!("{context}: field `{f}` is not a field name or a dotted path of field names")),
+        _ => Ok(()),
+    }
+}
+
 fn memory_effect(context: &str, what: &str, e: &EffectXml) -> Result<MemoryEffect, String> {
     let context = format!("{context} <{what} arg=\"{}\">", e.arg);
     let extent = extent(&context, e.arg, e.size_arg, e.extent.as_deref())?;
+    field_path(&context, e.field.as_deref())?;
     match (&e.field, extent) {
-        (Some(f), _) if f.split('.').any(str::is_empty) => Err(format!("{context}: field `{f}` is not a field name or a dotted path of field names")),
         (Some(_), Extent::SizeArg(_) | Extent::Unbounded) => Err(format!("{context}: field excludes size-arg and extent")),
         _ => {
             let may = match (e.may.as_deref(), what) {
@@ -376,8 +384,8 @@ pub(super) fn function(f: FunctionXml) -> Result<FunctionModel, String> {
                 bit_arg: a.bit_arg,
             };
             let value = atomic_values::atomic_value(&context, a.arg, access, &written)?;
+            field_path(&context, a.field.as_deref())?;
             match (&a.field, extent, &value) {
-                (Some(f), _, _) if f.split('.').any(str::is_empty) => Err(format!("{context}: field `{f}` is not a field name or a dotted path of field names")),
                 (Some(_), Extent::Unbounded, _) => Err(format!("{context}: field excludes extent")),
                 (Some(_), _, Some(_)) => Err(format!("{context}: field excludes a value operation (op)")),
                 _ => Ok(AtomicEffect { arg: a.arg, access, extent, value, field: a.field.clone() }),
