@@ -95,14 +95,20 @@ fn real_driver_races_are_named_by_their_c_expressions() {
     let cache = racewatch::frontend::flags::default_kernel_dir().expect("a cache directory");
     let source = cache.parent().unwrap().parent().unwrap().join("linux-source/current");
     assert!(source.is_dir(), "{} is missing: run scripts/setup.sh", source.display());
-    // dtlk_interrogate fills the function's static `status` (drivers/char/dtlk.c).
+    // dtlk_interrogate fills the function's static `status` holding
+    // dtlk_mutex, and dtlk_ioctl copies it to user space after dropping
+    // the mutex (drivers/char/dtlk.c): the race is that write against the
+    // copy's read, each shown with the locks it holds.
     let (_, doc, _) = json_report(&source, "drivers/char/dtlk.c", &[]);
     let all = races(&doc);
     let r = race(&all, "dtlk_ioctl", "dtlk_ioctl", "struct dtlk_settings.mode");
-    assert_eq!(r["name"], "status.mode", "{r:#}");
+    assert_eq!(r["name"], "status.mode / sp->mode (copy_to_user())", "{r:#}");
     assert_eq!(r["accesses"][0]["function"], "dtlk_interrogate", "{r:#}");
+    assert_eq!(r["accesses"][0]["locks"], serde_json::json!(["dtlk_mutex"]), "{r:#}");
+    assert_eq!(r["accesses"][1]["function"], "dtlk_ioctl", "{r:#}");
+    assert_eq!(r["accesses"][1]["locks"], serde_json::json!([]), "{r:#}");
     let r = race(&all, "dtlk_ioctl", "dtlk_ioctl", "struct dtlk_settings.rom_version");
-    assert_eq!(r["name"], "status.rom_version[i]", "{r:#}");
+    assert_eq!(r["name"], "status.rom_version[i] / sp->rom_version (copy_to_user())", "{r:#}");
     // sonypi's kfifo: the macro temporaries of kfifo_reset and
     // __kfifo_out's argument are named by what the driver passed.
     let (_, text, _) = racewatch(&source, &["check", "-j", "2", "drivers/char/sonypi.c"]);

@@ -10,7 +10,8 @@
 //! racy driver (`NAME_race.c`) has a fixed twin (`NAME_fixed.c`) that must
 //! be proven entirely. In a racy driver, both accesses the report shows for
 //! a real race (one not expected `not-found`) must lie on lines marked
-//! `@racy`. `@expect confirmed` and `@expect not-found` belong to the
+//! `@racy`, holding exactly the locks a `@racy holding: ...` marker names.
+//! `@expect confirmed` and `@expect not-found` belong to the
 //! precise phase's test; here they are only checked to name a race the same
 //! file expects, and every race of drivers/corpus-precise/ must have its
 //! `not-found`.
@@ -106,6 +107,21 @@ fn racy_lines(file: &Path) -> BTreeSet<u32> {
     (1..).zip(text.lines()).filter(|(_, l)| l.contains("@racy")).map(|(n, _)| n).collect()
 }
 
+/// The locks the `@racy holding: A, B` (or `@racy holding: none`) markers
+/// of a file say their line's accesses hold, by line.
+fn racy_locks(file: &Path) -> std::collections::BTreeMap<u32, BTreeSet<String>> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut out = std::collections::BTreeMap::new();
+    for (n, line) in (1..).zip(text.lines()) {
+        let Some(at) = line.find("@racy holding:") else { continue };
+        let rest = &line[at + "@racy holding:".len()..];
+        let list = rest.split("*/").next().unwrap_or("").trim();
+        let locks = list.split(',').map(str::trim).filter(|l| !l.is_empty() && *l != "none").map(String::from).collect();
+        out.insert(n, locks);
+    }
+    out
+}
+
 #[test]
 fn every_racy_corpus_driver_has_a_fixed_twin() {
     let files: BTreeSet<String> = corpus().iter().map(|p| name_of(p)).collect();
@@ -163,6 +179,7 @@ fn lockset_verdicts_match_the_race_expectations() {
         // In a racy driver, both accesses shown for a real race (one not
         // expected `not-found`) must lie on lines marked `@racy`.
         let racy = name.ends_with("_race.c").then(|| racy_lines(&file));
+        let held = racy_locks(&file);
         if name.ends_with("_fixed.c") && !want_races.is_empty() {
             problems.push(format!("{name}: a fixed twin expects races"));
         }
@@ -203,6 +220,13 @@ fn lockset_verdicts_match_the_race_expectations() {
                                 if !line.is_some_and(|l| racy.contains(&l)) {
                                     problems.push(format!(
                                         "{name}: {} {} {region:?}: the access of {} at line {line:?} is not marked @racy",
+                                        pair.first, pair.second, a.entry
+                                    ));
+                                }
+                                let got: BTreeSet<String> = a.locks.iter().cloned().collect();
+                                if let Some(want) = line.and_then(|l| held.get(&l)).filter(|want| **want != got) {
+                                    problems.push(format!(
+                                        "{name}: {} {} {region:?}: the access of {} at line {line:?} is shown holding {got:?}, its marker says {want:?}",
                                         pair.first, pair.second, a.entry
                                     ));
                                 }

@@ -19,13 +19,14 @@
 //!
 //! # Use and soundness
 //!
-//! The lockset instrumentation keeps `LS[R][L]` only for the locks this
+//! The lockset instrumentation keeps `LSR[R][L]` and `LSW[R][L]` only for the locks this
 //! analysis finds possibly held at an access to R. The analysis follows
 //! the instrumented program's lock semantics (an unlock clears the lock,
 //! as `CLS[L] := false` does), and over-approximates them (every path,
 //! callers' sets merged, callee unlocks ignored), so a lock it leaves out
-//! is held at no access to R in any execution: `LS[R][L]` would be false
-//! after the first access to R, so L cannot protect R, and leaving the
+//! is held at no access to R in any execution: `LSR[R][L]` and `LSW[R][L]`
+//! would be false after the first access of their kind to R, so L cannot
+//! protect R, and leaving the
 //! variable out (reading it as false) changes no verdict. The gain is
 //! size: a region is typically accessed under one lock or none, while the
 //! instrumentation otherwise tracks every lock for every region.

@@ -7,12 +7,14 @@
 //!
 //! - `CLS[L]`: the running entry point currently holds lock L (any mode);
 //!   `CLX[L]`: holds it exclusively (only for locks with a shared mode);
-//! - `LS[R][L]` (and `LSX[R][L]`): L was held (exclusively) at every
-//!   access to the watched address of region R;
-//! - `LSW[R][L]`: L was held at every write to it (plain or atomic), so
-//!   that a lock held at every write of one entry point and at every
-//!   access of the other protects the pair although the first one reads
-//!   without it;
+//! - `LSR[R][L]`: L was held at every read of the watched address of
+//!   region R (plain or atomic), and `LSW[R][L]` at every write to it, so
+//!   that each conflicting kind of pair (write/write, write/read) is
+//!   checked with the locks of the accesses it is made of: a read without
+//!   a lock does not hide the lock of every write, and the race report
+//!   names the accesses that conflict with the locks each held;
+//! - `LSX[R][L]`: L was held exclusively at every access to it (only for
+//!   locks with a shared mode);
 //! - `READ[R]`, `WRITE[R]`, `AREAD[R]`, `AWRITE[R]`: the watched address
 //!   was read or written, plainly or atomically;
 //! - `SITE[R]` (integer): the access site that last hit it, per read and
@@ -54,8 +56,8 @@
 //!
 //! ```text
 //! READ[R] := READ[R] || hit;                  (or WRITE, AREAD, AWRITE)
-//! LS[R][L] := LS[R][L] && (!hit || CLS[L]);   for every lock L
-//! LSW[R][L] := LSW[R][L] && (!hit || CLS[L]); the same, at a write only
+//! LSR[R][L] := LSR[R][L] && (!hit || CLS[L]); for every lock L, at a read
+//! LSW[R][L] := LSW[R][L] && (!hit || CLS[L]); the same, at a write
 //! SITE[R] := if hit then site else SITE[R];
 //! ```
 //!
@@ -70,7 +72,7 @@
 //!
 //! # Selected accesses
 //!
-//! `LS[R][L]` intersects the locks over every access of an entry point, so
+//! `LSW[R][L]` intersects the locks over every write of an entry point, so
 //! a write under {A, C} in one entry point against writes under {A, B} and
 //! under {C} in the other looks unprotected although every pair of
 //! accesses shares a lock. Each hit therefore also selects itself, or not,
@@ -139,8 +141,8 @@ pub struct Ghost {
     pub aread: BTreeMap<RegionId, VarId>,
     /// `AWRITE[R]`, atomic writes.
     pub awrite: BTreeMap<RegionId, VarId>,
-    /// `LS[R][L]`.
-    pub ls: BTreeMap<(RegionId, LockId), VarId>,
+    /// `LSR[R][L]`.
+    pub lsr: BTreeMap<(RegionId, LockId), VarId>,
     /// `LSX[R][L]`, for locks with a shared mode.
     pub lsx: BTreeMap<(RegionId, LockId), VarId>,
     /// `LSW[R][L]`.
@@ -211,7 +213,7 @@ impl Ghost {
         for v in self.read.values().chain(self.write.values()).chain(self.aread.values()).chain(self.awrite.values()) {
             out.push((*v, Expr::bool(false)));
         }
-        for v in self.ls.values().chain(self.lsx.values()).chain(self.lsw.values()) {
+        for v in self.lsr.values().chain(self.lsx.values()).chain(self.lsw.values()) {
             out.push((*v, Expr::bool(true)));
         }
         for v in self.site_vars() {
@@ -227,6 +229,17 @@ impl Ghost {
     /// Every site variable.
     pub fn site_vars(&self) -> impl Iterator<Item = VarId> + '_ {
         [&self.site_read, &self.site_write, &self.site_aread, &self.site_awrite].into_iter().flat_map(|m| m.values().copied())
+    }
+
+    /// The access flag of accesses of one kind to region `r`.
+    pub fn flag_var(&self, r: RegionId, write: bool, atomic: bool) -> VarId {
+        let map = match (write, atomic) {
+            (false, false) => &self.read,
+            (true, false) => &self.write,
+            (false, true) => &self.aread,
+            (true, true) => &self.awrite,
+        };
+        map[&r]
     }
 
     /// The site variable of accesses of one kind to region `r`.
@@ -247,7 +260,7 @@ impl Ghost {
         per_region
             .into_iter()
             .flat_map(|m| m.iter().map(|(r, v)| (*r, *v)))
-            .chain(self.ls.iter().chain(&self.lsx).chain(&self.lsw).map(|((r, _), v)| (*r, *v)))
+            .chain(self.lsr.iter().chain(&self.lsx).chain(&self.lsw).map(|((r, _), v)| (*r, *v)))
             .chain(self.selection.region_vars())
     }
 }
@@ -622,7 +635,7 @@ fn touched(lowered: &Program, procs: &[ProcId]) -> (BTreeSet<RegionId>, Vec<(Opt
     (regions, unsound)
 }
 
-/// The ghost variables; `LS[R][L]` only for the locks possibly held at an
+/// The ghost variables; `LSR[R][L]`, `LSW[R][L]` only for the locks possibly held at an
 /// access to R ([`crate::analyses::held`]: another lock cannot protect R).
 fn declare_ghost(
     program: &mut Program,
@@ -637,7 +650,7 @@ fn declare_ghost(
         write: BTreeMap::new(),
         aread: BTreeMap::new(),
         awrite: BTreeMap::new(),
-        ls: BTreeMap::new(),
+        lsr: BTreeMap::new(),
         lsx: BTreeMap::new(),
         lsw: BTreeMap::new(),
         site_read: BTreeMap::new(),
@@ -677,7 +690,7 @@ fn declare_ghost(
         sel.atomic.insert(r, program.add_ghost_global(format!("SELA_r{n}"), Sort::Bool));
         for &l in locks_at.get(&r).into_iter().flatten() {
             let ln = l.as_u32();
-            ghost.ls.insert((r, l), program.add_ghost_global(format!("LS_r{n}_l{ln}"), Sort::Bool));
+            ghost.lsr.insert((r, l), program.add_ghost_global(format!("LSR_r{n}_l{ln}"), Sort::Bool));
             ghost.lsw.insert((r, l), program.add_ghost_global(format!("LSW_r{n}_l{ln}"), Sort::Bool));
             ghost.selection.ls.insert((r, l), program.add_ghost_global(format!("SELLS_r{n}_l{ln}"), Sort::Bool));
             if ghost.clx.contains_key(&l) {
@@ -731,7 +744,9 @@ fn record_access(
         (true, true) => ghost.awrite[&region],
     };
     out.push(Command::Assign { target: flag, value: Expr::or(Expr::var(flag), hit.clone()), span: None });
-    for (&(r, l), &ls) in ghost.ls.range((region, LockId::from_u32(0))..) {
+    // The lockset of the access's kind, and the exclusive one of any access.
+    let kind_sets = if write { &ghost.lsw } else { &ghost.lsr };
+    for (&(r, l), &ls) in kind_sets.range((region, LockId::from_u32(0))..) {
         if r != region {
             break;
         }
@@ -740,10 +755,6 @@ fn record_access(
         if let (Some(&lsx), Some(&clx)) = (ghost.lsx.get(&(r, l)), ghost.clx.get(&l)) {
             let value = Expr::and(Expr::var(lsx), Expr::or(Expr::not(hit.clone()), Expr::var(clx)));
             out.push(Command::Assign { target: lsx, value, span: None });
-        }
-        if let (true, Some(&lsw)) = (write, ghost.lsw.get(&(r, l))) {
-            let value = Expr::and(Expr::var(lsw), Expr::or(Expr::not(hit.clone()), Expr::var(ghost.cls[&l])));
-            out.push(Command::Assign { target: lsw, value, span: None });
         }
     }
     let site_var = ghost.site_var(region, write, atomic);

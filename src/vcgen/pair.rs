@@ -6,12 +6,13 @@
 //! For region R, with `conflict` = one entry point writes the watched
 //! address and the other reads or writes it, not both atomically, the
 //! failure condition is: both bodies reach their end, they conflict, and no
-//! lock L was held at all their accesses to the watched address in both
-//! (for a lock with a shared mode, held exclusively by at least one).
-//! Every conflicting pair has a write on one side, so the side that wrote
-//! only needs L at all its writes (`LSW`): the failure is that one entry
-//! point wrote, conflicting with an access of the other, and no lock is in
-//! both its `LSW` and the other's `LS`, or the same the other way round. An
+//! lock L was held at all their conflicting accesses to the watched address
+//! in both (for a lock with a shared mode, held exclusively by at least one).
+//! Every conflicting pair is a write against a write or against a read,
+//! so each kind is checked with its own locksets (`LSW` at all writes,
+//! `LSR` at all reads): the failure is that both entry points wrote and no
+//! lock is in both `LSW`, or one wrote and the other read and no lock is in
+//! the writer's `LSW` and the reader's `LSR`. An
 //! unsatisfiable failure proves R race-free for the pair at every address,
 //! because the watched address `W_R` is unconstrained.
 //!
@@ -174,45 +175,55 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
     };
     let [pr1, pw1, ar1, aw1] = flags(enc, &runs[0]);
     let [pr2, pw2, ar2, aw2] = flags(enc, &runs[1]);
-    let any1 = Expr::or_all(vec![pr1.clone(), pw1.clone(), ar1.clone(), aw1.clone()]);
-    let any2 = Expr::or_all(vec![pr2.clone(), pw2.clone(), ar2.clone(), aw2.clone()]);
-    // Conflicting accesses, at least one a write, not both atomic: a write
-    // of the first entry point, or one of the second.
-    let writes1 = Expr::or(Expr::and(pw1.clone(), any2), Expr::and(aw1, Expr::or(pr2.clone(), pw2.clone())));
-    let writes2 = Expr::or(Expr::and(pw2, any1), Expr::and(aw2, Expr::or(pr1, pw1)));
-    // A write's lockset includes `LSW` and any access's includes `LS`.
-    let lsw1 = protections(enc, lp, runs, r, [&g.lsw, &g.ls], &g.lsx);
-    let lsw2 = protections(enc, lp, runs, r, [&g.ls, &g.lsw], &g.lsx);
-    Expr::and_all(vec![
-        runs[0].end.exit_reach.clone(),
-        runs[1].end.exit_reach.clone(),
-        Expr::or(Expr::and(writes1, Expr::not(lsw1)), Expr::and(writes2, Expr::not(lsw2))),
-    ])
+    // Conflicting accesses, at least one a write, not both atomic, by
+    // kind: write/write, a write of the first against a read of the
+    // second, and a read of the first against a write of the second.
+    let ww = Expr::or(Expr::and(pw1.clone(), Expr::or(pw2.clone(), aw2.clone())), Expr::and(aw1.clone(), pw2.clone()));
+    let wr = Expr::or(Expr::and(pw1, Expr::or(pr2.clone(), ar2)), Expr::and(aw1, pr2));
+    let rw = Expr::or(Expr::and(pr1, Expr::or(pw2.clone(), aw2)), Expr::and(ar1, pw2));
+    // Each kind of pair is protected by a lock held at all the writes or
+    // reads it is made of.
+    let mut value = |i: usize, v: VarId| Some(at_end(enc, &runs[i], v));
+    let kinds = [(ww, [true, true]), (wr, [true, false]), (rw, [false, true])];
+    let unprotected: Vec<Expr> = kinds
+        .into_iter()
+        .map(|(conflict, writes)| Expr::and(conflict, Expr::not(protection(lp, r, writes, &mut value))))
+        .collect();
+    Expr::and_all(vec![runs[0].end.exit_reach.clone(), runs[1].end.exit_reach.clone(), Expr::or_all(unprotected)])
 }
 
-/// Per-region locksets (`LS`, `LSW`).
+/// Per-region locksets (`LSR`, `LSW`, `LSX`, or the selection's).
 type LockSets = BTreeMap<(RegionId, crate::ir::LockId), VarId>;
+
+/// Some lock L is held at all the writes (`writes[i]`) or all the reads
+/// of run i to region `r`, for both runs (`LSW` or `LSR`; for a lock with
+/// a shared mode, exclusively at all the accesses of one of them, `LSX`),
+/// with `value(i, v)` the value of ghost variable v at the end of run i
+/// (none: the lock is not counted).
+pub fn protection(lp: &LocksetProgram, r: RegionId, writes: [bool; 2], value: &mut dyn FnMut(usize, VarId) -> Option<Expr>) -> Expr {
+    let g = &lp.ghost;
+    let sets = writes.map(|w| if w { &g.lsw } else { &g.lsr });
+    protections_with(lp, r, sets, &g.lsx, value)
+}
 
 /// Some lock L is in `sets[0]` of the first run and `sets[1]` of the
 /// second (for a lock with a shared mode, also in `exclusive` of one of
-/// them: `LSX`, or the selected access's `SELLSX`). A lock without a
-/// lockset for R is held at no access to R.
-fn protections(
-    enc: &mut Encoder<'_>,
+/// them). A lock without a lockset for R is held at no access to R.
+fn protections_with(
     lp: &LocksetProgram,
-    runs: &[EntryRun; 2],
     r: RegionId,
     sets: [&LockSets; 2],
     exclusive: &LockSets,
+    value: &mut dyn FnMut(usize, VarId) -> Option<Expr>,
 ) -> Expr {
     let mut protections = Vec::new();
     for l in lp.ghost.cls.keys() {
         let (Some(&a), Some(&b)) = (sets[0].get(&(r, *l)), sets[1].get(&(r, *l))) else { continue };
-        let both = Expr::and(at_end(enc, &runs[0], a), at_end(enc, &runs[1], b));
+        let (Some(a), Some(b)) = (value(0, a), value(1, b)) else { continue };
+        let both = Expr::and(a, b);
         match exclusive.get(&(r, *l)) {
             Some(x) => {
-                let x1 = at_end(enc, &runs[0], *x);
-                let x2 = at_end(enc, &runs[1], *x);
+                let (Some(x1), Some(x2)) = (value(0, *x), value(1, *x)) else { continue };
                 protections.push(Expr::and(both, Expr::or(x1, x2)));
             }
             _ => protections.push(both),
@@ -227,7 +238,7 @@ fn selected_race(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2
     let [s1, s2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.sel[&r]));
     let [w1, w2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.write[&r]));
     let [a1, a2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.atomic[&r]));
-    let protected = protections(enc, lp, runs, r, [&sel.ls, &sel.ls], &sel.lsx);
+    let protected = protections_with(lp, r, [&sel.ls, &sel.ls], &sel.lsx, &mut |i, v| Some(at_end(enc, &runs[i], v)));
     Expr::and_all(vec![
         runs[0].end.exit_reach.clone(),
         runs[1].end.exit_reach.clone(),

@@ -34,39 +34,72 @@ use crate::vcgen::pair::EntryRun;
 use std::collections::HashMap;
 
 /// What a model of a pair VC says about one entry point's end state on a
-/// region: its last sites and its locksets.
+/// region: its last sites, its access flags and its locksets.
 pub(super) struct ModelView {
     /// The last site of each kind, by (write, atomic).
     sites: HashMap<(bool, bool), Option<i128>>,
-    ls: HashMap<crate::ir::LockId, Option<bool>>,
+    /// The access flags, by (write, atomic).
+    flags: HashMap<(bool, bool), Option<bool>>,
+    /// The locksets, by (over the writes, lock): `LSW` or `LSR`.
+    ls: HashMap<(bool, crate::ir::LockId), Option<bool>>,
+    /// `LSX`, by lock.
+    lsx: HashMap<crate::ir::LockId, Option<bool>>,
 }
+
+/// The four kinds of access, as (write, atomic).
+const KINDS: [(bool, bool); 4] = [(false, false), (true, false), (false, true), (true, true)];
 
 impl ModelView {
     pub(super) fn of<S: PairSolver>(lp: &LocksetProgram, s: &mut S, run: &EntryRun, r: crate::ir::RegionId) -> ModelView {
         let g = &lp.ghost;
-        let mut int = |v: Option<&VarId>| v.and_then(|v| run.end.exit_env.get(v)).and_then(|x| s.int_value(*x));
-        let sites = [(false, false), (true, false), (false, true), (true, true)]
-            .into_iter()
-            .map(|(w, a)| ((w, a), int(Some(&g.site_var(r, w, a)))))
-            .collect();
-        let ls = g
-            .cls
-            .keys()
-            .map(|l| {
-                let value = g.ls.get(&(r, *l)).and_then(|v| run.end.exit_env.get(v)).and_then(|x| s.bool_value(*x));
-                (*l, value)
-            })
-            .collect();
-        ModelView { sites, ls }
+        let env = &run.end.exit_env;
+        let sites = KINDS.into_iter().map(|k| (k, env.get(&g.site_var(r, k.0, k.1)).and_then(|x| s.int_value(*x)))).collect();
+        let flag_vars = [(false, false), (true, false), (false, true), (true, true)].map(|k| (k, g.flag_var(r, k.0, k.1)));
+        let flags = flag_vars.into_iter().map(|(k, v)| (k, env.get(&v).and_then(|x| s.bool_value(*x)))).collect();
+        let mut bool_of = |v: Option<&VarId>| v.and_then(|v| env.get(v)).and_then(|x| s.bool_value(*x));
+        let mut ls = HashMap::new();
+        let mut lsx = HashMap::new();
+        for l in g.cls.keys() {
+            ls.insert((true, *l), bool_of(g.lsw.get(&(r, *l))));
+            ls.insert((false, *l), bool_of(g.lsr.get(&(r, *l))));
+            lsx.insert(*l, bool_of(g.lsx.get(&(r, *l))));
+        }
+        ModelView { sites, flags, ls, lsx }
     }
 }
 
-/// The value of a boolean formula (an equality of a variable with a
-/// constant, or a variable) in the solver's last model.
+/// Whether the model seen says that an access of kind `first` by the first
+/// run conflicts with one of kind `second` (any kind the second run made,
+/// if none) with no lock protecting the two: a start for the descent that
+/// needs no check. Unknown values answer no.
+fn seen_races(lp: &LocksetProgram, r: crate::ir::RegionId, seen: &[ModelView; 2], first: (bool, bool), second: Option<(bool, bool)>) -> bool {
+    let conflicts = |a: (bool, bool), b: (bool, bool)| (a.0 || b.0) && !(a.1 && b.1);
+    let kinds: Vec<(bool, bool)> = match second {
+        Some(k) => vec![k],
+        None => KINDS.into_iter().filter(|k| seen[1].flags.get(k).copied().flatten() == Some(true)).collect(),
+    };
+    kinds.into_iter().filter(|k| conflicts(first, *k)).any(|k| {
+        let protected = lp.ghost.cls.keys().any(|l| {
+            let held = |i: usize, w: bool| seen[i].ls.get(&(w, *l)).copied().flatten();
+            let exclusive = |i: usize| seen[i].lsx.get(l).copied().flatten();
+            let has_lsx = lp.ghost.lsx.contains_key(&(r, *l));
+            // An unknown value counts as protecting, so that the start is
+            // never a pair the model does not show unprotected.
+            let both = held(0, first.0) != Some(false) && held(1, k.0) != Some(false);
+            both && (!has_lsx || exclusive(0) != Some(false) || exclusive(1) != Some(false))
+        });
+        !protected
+    })
+}
+
+/// The value of a boolean formula (made of variables, equalities of a
+/// variable with a constant, negations, conjunctions and disjunctions) in
+/// the solver's last model.
 fn holds<S: PairSolver>(s: &mut S, e: &Expr) -> Option<bool> {
     match e {
         Expr::Bool(b) => Some(*b),
         Expr::Var(v) => s.bool_value(*v),
+        Expr::Unary(crate::ir::UnaryOp::Not, a) => Some(!holds(s, a)?),
         Expr::Binary(crate::ir::BinaryOp::And, a, b) => Some(holds(s, a)? && holds(s, b)?),
         Expr::Binary(crate::ir::BinaryOp::Or, a, b) => Some(holds(s, a)? || holds(s, b)?),
         Expr::Binary(crate::ir::BinaryOp::Eq, a, b) => match (&**a, &**b) {
@@ -99,6 +132,7 @@ pub(super) fn canonical_evidence<S: PairSolver>(
     // Whether the sites chosen so far are those of the race check's model,
     // which is then a model of `fixed`.
     let mut as_seen = true;
+    let seen_both = seen;
     for ((run, &e), seen) in runs.iter().zip(&entries).zip(seen) {
         let entry = &lp.entries[e];
         let g = &lp.ghost;
@@ -113,23 +147,36 @@ pub(super) fn canonical_evidence<S: PairSolver>(
             .filter_map(|(i, x)| Some((rank.get(&x.procedure).copied()?, i, x)))
             .collect();
         candidates.sort_by_key(|(rank, i, x)| (!x.write, *rank, *i));
-        // Two accesses race when one writes and not both are atomic: the
-        // second side's site must race with the first side's, and the
-        // first side's must race with some access of the second run (its
-        // flags at the end), so that the report names two accesses that
-        // race, not the last one of each direction.
+        // Two accesses race when one writes, not both are atomic, and no
+        // lock is held at both: the second side's site must race with the
+        // first side's, and the first side's with some access of the
+        // second run (its flags at the end), each pair of kinds with the
+        // locksets of its kinds (`LSW`, `LSR`), so that the report names two
+        // accesses that race, with the locks each held, not the last one
+        // of each direction.
+        let conflicts = |a: (bool, bool), b: (bool, bool)| (a.0 || b.0) && !(a.1 && b.1);
+        let unprotected = |first: (bool, bool), second: (bool, bool)| {
+            let mut value = |i: usize, v: VarId| runs[i].end.exit_env.get(&v).map(|x| Expr::var(*x));
+            Expr::not(crate::vcgen::pair::protection(lp, r, [first.0, second.0], &mut value))
+        };
         let other = &runs[1];
-        let flag = |v: VarId| other.end.exit_env.get(&v).map(|x| Expr::var(*x)).unwrap_or(Expr::bool(false));
-        let [pr, pw, ar, aw] = [&g.read, &g.write, &g.aread, &g.awrite].map(|m| flag(m[&r]));
+        let flag = |k: (bool, bool)| {
+            other.end.exit_env.get(&g.flag_var(r, k.0, k.1)).map(|x| Expr::var(*x)).unwrap_or(Expr::bool(false))
+        };
         let first_kind = sides.first().map(|a: &Access| (a.write, a.atomic));
-        let partner = |site: &crate::instrument::lockset::AccessSite| match first_kind {
-            Some((w, a)) => ((w || site.write) && !(a && site.atomic)).then_some(Expr::bool(true)),
-            None => Some(match (site.write, site.atomic) {
-                (true, false) => Expr::or_all(vec![pr.clone(), pw.clone(), ar.clone(), aw.clone()]),
-                (true, true) => Expr::or(pr.clone(), pw.clone()),
-                (false, false) => Expr::or(pw.clone(), aw.clone()),
-                (false, true) => pw.clone(),
-            }),
+        let partner = |site: &crate::instrument::lockset::AccessSite| {
+            let kind = (site.write, site.atomic);
+            match first_kind {
+                Some(first) => conflicts(first, kind).then(|| unprotected(first, kind)),
+                None => {
+                    let options: Vec<Expr> = KINDS
+                        .into_iter()
+                        .filter(|k| conflicts(kind, *k))
+                        .map(|k| Expr::and(flag(k), unprotected(kind, k)))
+                        .collect();
+                    (!options.is_empty()).then(|| Expr::or_all(options))
+                }
+            }
         };
         // The site each candidate leaves in its site variable, as a formula.
         let leaves = |i: usize, site: &crate::instrument::lockset::AccessSite| {
@@ -149,12 +196,9 @@ pub(super) fn canonical_evidence<S: PairSolver>(
         let hint = as_seen
             .then(|| {
                 options.iter().position(|(_, site, number)| {
-                    let value = seen.sites.get(&(site.write, site.atomic)).copied().flatten();
-                    // The race condition implies that the second run made
-                    // some access, which races with a plain write; another
-                    // kind of site of the model may race with nothing.
-                    let races = first_kind.is_some() || (site.write && !site.atomic);
-                    races && value == Some(*number as i128)
+                    let kind = (site.write, site.atomic);
+                    let value = seen.sites.get(&kind).copied().flatten();
+                    value == Some(*number as i128) && seen_races(lp, r, seen_both, first_kind.unwrap_or(kind), first_kind.map(|_| kind))
                 })
             })
             .flatten();
@@ -201,9 +245,11 @@ pub(super) fn canonical_evidence<S: PairSolver>(
             queries += 1;
             let _ = s.check_with(&fixed);
         }
+        let write = chosen.is_some_and(|x| x.write);
+        let sets = if write { &g.lsw } else { &g.lsr };
         for l in g.cls.keys() {
-            let Some(ls) = g.ls.get(&(r, *l)).and_then(|v| end(*v)) else { continue };
-            let lacking = if as_seen { seen.ls.get(l).copied().flatten() == Some(false) } else { holds(s, &ls) == Some(false) };
+            let Some(ls) = sets.get(&(r, *l)).and_then(|v| end(*v)) else { continue };
+            let lacking = if as_seen { seen.ls.get(&(write, *l)).copied().flatten() == Some(false) } else { holds(s, &ls) == Some(false) };
             if lacking {
                 continue;
             }
