@@ -13,8 +13,10 @@
 //!   checked with the locks of the accesses it is made of: a read without
 //!   a lock does not hide the lock of every write, and the race report
 //!   names the accesses that conflict with the locks each held;
-//! - `LSX[R][L]`: L was held exclusively at every access to it (only for
-//!   locks with a shared mode);
+//! - `LSX[R][L]`: L was held exclusively at every write to it (only for
+//!   locks with a shared mode): a writer holding L exclusively excludes
+//!   every other holder of L, so reads under the shared mode beside it do
+//!   not matter;
 //! - `READ[R]`, `WRITE[R]`, `AREAD[R]`, `AWRITE[R]`: the watched address
 //!   was read or written, plainly or atomically;
 //! - `SITE[R]` (integer): the access site that last hit it, per read and
@@ -744,7 +746,7 @@ fn record_access(
         (true, true) => ghost.awrite[&region],
     };
     out.push(Command::Assign { target: flag, value: Expr::or(Expr::var(flag), hit.clone()), span: None });
-    // The lockset of the access's kind, and the exclusive one of any access.
+    // The lockset of the access's kind, and at a write the exclusive one.
     let kind_sets = if write { &ghost.lsw } else { &ghost.lsr };
     for (&(r, l), &ls) in kind_sets.range((region, LockId::from_u32(0))..) {
         if r != region {
@@ -752,7 +754,7 @@ fn record_access(
         }
         let held = Expr::var(ghost.cls[&l]);
         out.push(Command::Assign { target: ls, value: Expr::and(Expr::var(ls), Expr::or(Expr::not(hit.clone()), held)), span: None });
-        if let (Some(&lsx), Some(&clx)) = (ghost.lsx.get(&(r, l)), ghost.clx.get(&l)) {
+        if let (true, Some(&lsx), Some(&clx)) = (write, ghost.lsx.get(&(r, l)), ghost.clx.get(&l)) {
             let value = Expr::and(Expr::var(lsx), Expr::or(Expr::not(hit.clone()), Expr::var(clx)));
             out.push(Command::Assign { target: lsx, value, span: None });
         }

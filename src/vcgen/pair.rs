@@ -7,7 +7,8 @@
 //! address and the other reads or writes it, not both atomically, the
 //! failure condition is: both bodies reach their end, they conflict, and no
 //! lock L was held at all their conflicting accesses to the watched address
-//! in both (for a lock with a shared mode, held exclusively by at least one).
+//! in both (for a lock with a shared mode, held exclusively at all the
+//! writes of a writing one).
 //! Every conflicting pair is a write against a write or against a read,
 //! so each kind is checked with its own locksets (`LSW` at all writes,
 //! `LSR` at all reads): the failure is that both entry points wrote and no
@@ -197,23 +198,25 @@ type LockSets = BTreeMap<(RegionId, crate::ir::LockId), VarId>;
 
 /// Some lock L is held at all the writes (`writes[i]`) or all the reads
 /// of run i to region `r`, for both runs (`LSW` or `LSR`; for a lock with
-/// a shared mode, exclusively at all the accesses of one of them, `LSX`),
+/// a shared mode, exclusively at all the writes of a run whose writes
+/// these are, `LSX`: an exclusive writer excludes every other holder),
 /// with `value(i, v)` the value of ghost variable v at the end of run i
 /// (none: the lock is not counted).
 pub fn protection(lp: &LocksetProgram, r: RegionId, writes: [bool; 2], value: &mut dyn FnMut(usize, VarId) -> Option<Expr>) -> Expr {
     let g = &lp.ghost;
     let sets = writes.map(|w| if w { &g.lsw } else { &g.lsr });
-    protections_with(lp, r, sets, &g.lsx, value)
+    protections_with(lp, r, sets, (&g.lsx, writes), value)
 }
 
 /// Some lock L is in `sets[0]` of the first run and `sets[1]` of the
-/// second (for a lock with a shared mode, also in `exclusive` of one of
-/// them). A lock without a lockset for R is held at no access to R.
+/// second (for a lock with a shared mode, also in the `exclusive` set of
+/// one of the runs it marks). A lock without a lockset for R is held at
+/// no access to R.
 fn protections_with(
     lp: &LocksetProgram,
     r: RegionId,
     sets: [&LockSets; 2],
-    exclusive: &LockSets,
+    (exclusive, exclusive_of): (&LockSets, [bool; 2]),
     value: &mut dyn FnMut(usize, VarId) -> Option<Expr>,
 ) -> Expr {
     let mut protections = Vec::new();
@@ -223,8 +226,8 @@ fn protections_with(
         let both = Expr::and(a, b);
         match exclusive.get(&(r, *l)) {
             Some(x) => {
-                let (Some(x1), Some(x2)) = (value(0, *x), value(1, *x)) else { continue };
-                protections.push(Expr::and(both, Expr::or(x1, x2)));
+                let excl: Vec<Expr> = (0..2).filter(|i| exclusive_of[*i]).filter_map(|i| value(i, *x)).collect();
+                protections.push(Expr::and(both, Expr::or_all(excl)));
             }
             _ => protections.push(both),
         }
@@ -238,7 +241,7 @@ fn selected_race(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2
     let [s1, s2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.sel[&r]));
     let [w1, w2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.write[&r]));
     let [a1, a2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.atomic[&r]));
-    let protected = protections_with(lp, r, [&sel.ls, &sel.ls], &sel.lsx, &mut |i, v| Some(at_end(enc, &runs[i], v)));
+    let protected = protections_with(lp, r, [&sel.ls, &sel.ls], (&sel.lsx, [true, true]), &mut |i, v| Some(at_end(enc, &runs[i], v)));
     Expr::and_all(vec![
         runs[0].end.exit_reach.clone(),
         runs[1].end.exit_reach.clone(),

@@ -86,7 +86,9 @@ fn seen_races(lp: &LocksetProgram, r: crate::ir::RegionId, seen: &[ModelView; 2]
             // An unknown value counts as protecting, so that the start is
             // never a pair the model does not show unprotected.
             let both = held(0, first.0) != Some(false) && held(1, k.0) != Some(false);
-            both && (!has_lsx || exclusive(0) != Some(false) || exclusive(1) != Some(false))
+            // Only a writer's exclusive hold counts (`LSX` is over the writes).
+            let exclusive = (first.0 && exclusive(0) != Some(false)) || (k.0 && exclusive(1) != Some(false));
+            both && (!has_lsx || exclusive)
         });
         !protected
     })
