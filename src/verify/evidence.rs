@@ -54,8 +54,7 @@ impl ModelView {
         let g = &lp.ghost;
         let env = &run.end.exit_env;
         let sites = KINDS.into_iter().map(|k| (k, env.get(&g.site_var(r, k.0, k.1)).and_then(|x| s.int_value(*x)))).collect();
-        let flag_vars = [(false, false), (true, false), (false, true), (true, true)].map(|k| (k, g.flag_var(r, k.0, k.1)));
-        let flags = flag_vars.into_iter().map(|(k, v)| (k, env.get(&v).and_then(|x| s.bool_value(*x)))).collect();
+        let flags = KINDS.into_iter().map(|k| (k, env.get(&g.flag_var(r, k.0, k.1)).and_then(|x| s.bool_value(*x)))).collect();
         let mut bool_of = |v: Option<&VarId>| v.and_then(|v| env.get(v)).and_then(|x| s.bool_value(*x));
         let mut ls = HashMap::new();
         let mut lsx = HashMap::new();
