@@ -235,24 +235,12 @@ impl Ghost {
 
     /// The access flag of accesses of one kind to region `r`.
     pub fn flag_var(&self, r: RegionId, write: bool, atomic: bool) -> VarId {
-        let map = match (write, atomic) {
-            (false, false) => &self.read,
-            (true, false) => &self.write,
-            (false, true) => &self.aread,
-            (true, true) => &self.awrite,
-        };
-        map[&r]
+        by_kind([&self.read, &self.write, &self.aread, &self.awrite], write, atomic)[&r]
     }
 
     /// The site variable of accesses of one kind to region `r`.
     pub fn site_var(&self, r: RegionId, write: bool, atomic: bool) -> VarId {
-        let map = match (write, atomic) {
-            (false, false) => &self.site_read,
-            (true, false) => &self.site_write,
-            (false, true) => &self.site_aread,
-            (true, true) => &self.site_awrite,
-        };
-        map[&r]
+        by_kind([&self.site_read, &self.site_write, &self.site_aread, &self.site_awrite], write, atomic)[&r]
     }
 
     /// The ghost variables kept per region, with their region: access
@@ -264,6 +252,18 @@ impl Ghost {
             .flat_map(|m| m.iter().map(|(r, v)| (*r, *v)))
             .chain(self.lsr.iter().chain(&self.lsx).chain(&self.lsw).map(|((r, _), v)| (*r, *v)))
             .chain(self.selection.region_vars())
+    }
+}
+
+/// The map of one kind of access among the plain read, plain write,
+/// atomic read and atomic write ones.
+fn by_kind<T>(maps: [T; 4], write: bool, atomic: bool) -> T {
+    let [read, write_map, aread, awrite] = maps;
+    match (write, atomic) {
+        (false, false) => read,
+        (true, false) => write_map,
+        (false, true) => aread,
+        (true, true) => awrite,
     }
 }
 
@@ -739,12 +739,7 @@ fn record_access(
     cx.sites.push(AccessSite { region, write, atomic, span: span.clone(), procedure, function: function.to_string() });
     let ghost = cx.ghost;
     let hit = Expr::and(Expr::eq(address.clone(), Expr::var(w)), Expr::var(ghost.live));
-    let flag = match (write, atomic) {
-        (false, false) => ghost.read[&region],
-        (true, false) => ghost.write[&region],
-        (false, true) => ghost.aread[&region],
-        (true, true) => ghost.awrite[&region],
-    };
+    let flag = ghost.flag_var(region, write, atomic);
     out.push(Command::Assign { target: flag, value: Expr::or(Expr::var(flag), hit.clone()), span: None });
     // The lockset of the access's kind, and at a write the exclusive one.
     let kind_sets = if write { &ghost.lsw } else { &ghost.lsr };

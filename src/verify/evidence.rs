@@ -49,6 +49,11 @@ pub(super) struct ModelView {
 /// The four kinds of access, as (write, atomic).
 const KINDS: [(bool, bool); 4] = [(false, false), (true, false), (false, true), (true, true)];
 
+/// Two kinds of access conflict when one writes and not both are atomic.
+fn conflicts(a: (bool, bool), b: (bool, bool)) -> bool {
+    (a.0 || b.0) && !(a.1 && b.1)
+}
+
 impl ModelView {
     pub(super) fn of<S: PairSolver>(lp: &LocksetProgram, s: &mut S, run: &EntryRun, r: crate::ir::RegionId) -> ModelView {
         let g = &lp.ghost;
@@ -72,7 +77,6 @@ impl ModelView {
 /// if none) with no lock protecting the two: a start for the descent that
 /// needs no check. Unknown values answer no.
 fn seen_races(lp: &LocksetProgram, r: crate::ir::RegionId, seen: &[ModelView; 2], first: (bool, bool), second: Option<(bool, bool)>) -> bool {
-    let conflicts = |a: (bool, bool), b: (bool, bool)| (a.0 || b.0) && !(a.1 && b.1);
     let kinds: Vec<(bool, bool)> = match second {
         Some(k) => vec![k],
         None => KINDS.into_iter().filter(|k| seen[1].flags.get(k).copied().flatten() == Some(true)).collect(),
@@ -155,8 +159,7 @@ pub(super) fn canonical_evidence<S: PairSolver>(
         // locksets of its kinds (`LSW`, `LSR`), so that the report names two
         // accesses that race, with the locks each held, not the last one
         // of each direction.
-        let conflicts = |a: (bool, bool), b: (bool, bool)| (a.0 || b.0) && !(a.1 && b.1);
-        let unprotected = |first: (bool, bool), second: (bool, bool)| {
+            let unprotected = |first: (bool, bool), second: (bool, bool)| {
             let mut value = |i: usize, v: VarId| runs[i].end.exit_env.get(&v).map(|x| Expr::var(*x));
             Expr::not(crate::vcgen::pair::protection(lp, r, [first.0, second.0], &mut value))
         };
