@@ -74,10 +74,10 @@ static ssize_t rwup_read(struct file *file, char __user *buf, size_t count, loff
 // @expect confirmed rwup_ioctl rwup_ioctl "global rwup_count"
 // @expect race rwup_ioctl rwup_ioctl "global rwup_table"
 // @expect confirmed rwup_ioctl rwup_ioctl "global rwup_table"
-// @expect race rwup_read rwup_ioctl "global rwup_count"
-// @expect confirmed rwup_read rwup_ioctl "global rwup_count"
-// @expect race rwup_read rwup_ioctl "global rwup_table"
-// @expect confirmed rwup_read rwup_ioctl "global rwup_table"
+// @expect race rwup_ioctl rwup_read "global rwup_count"
+// @expect confirmed rwup_ioctl rwup_read "global rwup_count"
+// @expect race rwup_ioctl rwup_read "global rwup_table"
+// @expect confirmed rwup_ioctl rwup_read "global rwup_table"
 
 static const struct file_operations rwup_fops = {
 	.owner		= THIS_MODULE,
