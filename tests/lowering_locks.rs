@@ -11,7 +11,7 @@
 mod lowering_support;
 
 use lowering_support::lower;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A set of held-lock lists, for `held_at` comparisons.
 fn held(sets: &[&[&str]]) -> BTreeSet<Vec<String>> {
@@ -801,9 +801,10 @@ const struct file_operations *get_fops(void) { return &fops; }
     assert_eq!(l.warnings_of("bit-lock"), vec!["bit 0 of busy is a bit lock: it is cleared only by its holder".to_string()]);
 }
 
-/// A bit some path clears without holding it (here a release callback
-/// that did not take it: the single-open idiom) protects nothing: the
-/// pseudo lock is removed, the atomic bit operations stay.
+/// A bit some path clears without holding it (here an ioctl of the open
+/// file, which runs while the file holds the single-open bit but is not
+/// its last callback) protects nothing: the pseudo lock is removed, the
+/// atomic bit operations stay.
 #[test]
 fn a_bit_cleared_without_holding_it_is_no_lock() {
     let l = lower(
@@ -820,21 +821,128 @@ static int dev_open(struct inode *i, struct file *f)
 	opens++;
 	return 0;
 }
+static long dev_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == 7)
+		clear_bit(0, &is_open);
+	return 0;
+}
 static int dev_release(struct inode *i, struct file *f)
 {
 	clear_bit(0, &is_open);
 	return 0;
 }
-static const struct file_operations fops = { .open = dev_open, .release = dev_release };
+static const struct file_operations fops = { .open = dev_open, .unlocked_ioctl = dev_ioctl, .release = dev_release };
 const struct file_operations *get_fops(void) { return &fops; }
 "#,
     );
-    for f in ["dev_open", "dev_release"] {
+    assert!(l.program().entry_points.values().all(|e| e.held_by_object.is_empty()));
+    for f in ["dev_open", "dev_ioctl", "dev_release"] {
         assert!(l.lock_commands(f).is_empty(), "{f}: {:?}", l.lock_commands(f));
         assert!(l.commands(f).iter().any(|c| c.starts_with("store.atomic")), "{f} keeps its atomic bit operation");
     }
     let notes = l.warnings_of("bit-lock");
     assert_eq!(notes, vec!["bit 0 of is_open protects nothing: it is not cleared only by its holder".to_string()]);
+}
+
+/// The single-open idiom: an open that keeps the bit whenever it succeeds
+/// (its error paths return a constant errno, and give the bit back when
+/// they took it), and a release that clears it. The open file holds the
+/// bit: its other operations run holding it shared, its release
+/// exclusively (every other operation of the file has returned).
+#[test]
+fn a_single_open_bit_is_held_by_the_open_file() {
+    let l = lower(
+        "bitlock-single-open",
+        r#"
+#include <linux/fs.h>
+#include <linux/bitops.h>
+static unsigned long is_open;
+static int state, broken;
+static int dev_open(struct inode *i, struct file *f)
+{
+	if (test_and_set_bit(0, &is_open))
+		return -EBUSY;
+	if (broken) {
+		clear_bit(0, &is_open);
+		return -EIO;
+	}
+	state = 1;
+	return 0;
+}
+static ssize_t dev_read(struct file *f, char __user *b, size_t n, loff_t *p)
+{
+	return state;
+}
+static int dev_release(struct inode *i, struct file *f)
+{
+	state = 0;
+	clear_bit(0, &is_open);
+	return 0;
+}
+static const struct file_operations fops = { .open = dev_open, .read = dev_read, .release = dev_release };
+const struct file_operations *get_fops(void) { return &fops; }
+"#,
+    );
+    assert_eq!(l.locks(), vec![pair("bit 0 of is_open", "pseudo")]);
+    let held: BTreeMap<String, Vec<String>> = l
+        .program()
+        .entry_points
+        .values()
+        .map(|e| (e.name.clone(), e.held_by_object.iter().map(|(lock, mode)| format!("{} {mode:?}", l.program().locks[*lock].name)).collect()))
+        .collect();
+    let want: BTreeMap<String, Vec<String>> = [
+        ("dev_open", vec![]),
+        ("dev_read", vec!["bit 0 of is_open Shared".to_string()]),
+        ("dev_release", vec!["bit 0 of is_open Exclusive".to_string()]),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), v))
+    .collect();
+    assert_eq!(held, want);
+    assert_eq!(
+        l.warnings_of("bit-lock"),
+        vec!["bit 0 of is_open is a bit lock that each object dev_open opens holds until its end callback: dev_open keeps it whenever it succeeds, only that callback or a holder clears it, and the object's other callbacks run holding it shared".to_string()]
+    );
+}
+
+/// An open that may return 0 without the bit (here for a reader) does not
+/// make the file hold it, so the release's clear is made without holding
+/// it: no lock.
+#[test]
+fn an_open_that_may_succeed_without_the_bit_owns_nothing() {
+    let l = lower(
+        "bitlock-open-without",
+        r#"
+#include <linux/fs.h>
+#include <linux/bitops.h>
+static unsigned long is_open;
+static int state;
+static int dev_open(struct inode *i, struct file *f)
+{
+	if (!(f->f_mode & FMODE_WRITE))
+		return 0;
+	if (test_and_set_bit(0, &is_open))
+		return -EBUSY;
+	state = 1;
+	return 0;
+}
+static ssize_t dev_read(struct file *f, char __user *b, size_t n, loff_t *p)
+{
+	return state;
+}
+static int dev_release(struct inode *i, struct file *f)
+{
+	clear_bit(0, &is_open);
+	return 0;
+}
+static const struct file_operations fops = { .open = dev_open, .read = dev_read, .release = dev_release };
+const struct file_operations *get_fops(void) { return &fops; }
+"#,
+    );
+    assert!(l.locks().is_empty(), "{:?}", l.locks());
+    assert!(l.program().entry_points.values().all(|e| e.held_by_object.is_empty()));
+    assert_eq!(l.warnings_of("bit-lock"), vec!["bit 0 of is_open protects nothing: it is not cleared only by its holder".to_string()]);
 }
 
 /// A plain write of the word (here `__clear_bit`, not atomic) may clear

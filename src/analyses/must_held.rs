@@ -92,7 +92,8 @@ pub struct EntryRoot {
 pub fn must_held_at_accesses(program: &Program, roots: &[EntryRoot]) -> Vec<BTreeMap<CommandAt, AccessFacts>> {
     let summaries = CallSummaries::of(program);
     let accesses = |_: CommandAt, c: &Command| matches!(c, Command::Load { .. } | Command::Store { .. });
-    roots.iter().map(|root| entry_point_facts(program, &summaries, root, &accesses)).collect()
+    let none = BTreeSet::new();
+    roots.iter().map(|root| entry_point_facts(program, &summaries, root, &none, &accesses).0).collect()
 }
 
 /// The facts just before each command of `wanted` that each entry point
@@ -101,7 +102,17 @@ pub fn must_held_at_accesses(program: &Program, roots: &[EntryRoot]) -> Vec<BTre
 pub fn must_held_at(program: &Program, roots: &[EntryRoot], wanted: &BTreeSet<CommandAt>) -> Vec<BTreeMap<CommandAt, AccessFacts>> {
     let summaries = CallSummaries::of(program);
     let pick = |at: CommandAt, _: &Command| wanted.contains(&at);
-    roots.iter().map(|root| entry_point_facts(program, &summaries, root, &pick)).collect()
+    let none = BTreeSet::new();
+    roots.iter().map(|root| entry_point_facts(program, &summaries, root, &none, &pick).0).collect()
+}
+
+/// The locks each entry point certainly holds when it returns, over the
+/// paths that reach none of the commands `failing[i]` (for a begin
+/// callback: the paths on which it returns an error); none when no such
+/// path returns. In the order of `roots`.
+pub fn held_at_returns(program: &Program, roots: &[(EntryRoot, BTreeSet<CommandAt>)]) -> Vec<Option<BTreeMap<LockId, LockMode>>> {
+    let summaries = CallSummaries::of(program);
+    roots.iter().map(|(root, failing)| entry_point_facts(program, &summaries, root, failing, &|_, _| false).1).collect()
 }
 
 /// A trylock outcome not yet branched on: the lock was taken exactly when
@@ -241,7 +252,7 @@ impl CallSummaries {
         loop {
             let mut changed = false;
             for p in program.procedures.ids() {
-                let Some(at_return) = flow(program, p, &empty, &summaries, &mut |_, _, _| {}) else { continue };
+                let Some(at_return) = flow(program, p, &empty, &summaries, &BTreeSet::new(), &mut |_, _, _| {}) else { continue };
                 if summaries.gain.get(&p) != Some(&at_return.locks) {
                     summaries.gain.insert(p, at_return.locks);
                     changed = true;
@@ -255,13 +266,16 @@ impl CallSummaries {
     }
 }
 
-/// The facts at the accesses of one entry point.
+/// The facts at the accesses of one entry point, and the locks held at its
+/// returns (none: it never returns); paths through a command of `failing`
+/// are left out.
 fn entry_point_facts(
     program: &Program,
     summaries: &CallSummaries,
     root: &EntryRoot,
+    failing: &BTreeSet<CommandAt>,
     pick: &dyn Fn(CommandAt, &Command) -> bool,
-) -> BTreeMap<CommandAt, AccessFacts> {
+) -> (BTreeMap<CommandAt, AccessFacts>, Option<BTreeMap<LockId, LockMode>>) {
     let locks = root.held.iter().map(|l| (*l, LockMode::Exclusive)).collect();
     let initial = State { locks, outcomes: BTreeMap::new(), before_live: root.init };
     // The meet of the states at the calls from each caller, per callee.
@@ -270,7 +284,7 @@ fn entry_point_facts(
     let mut work = BTreeSet::from([root.procedure]);
     while let Some(p) = work.pop_first() {
         let mut at_calls: BTreeMap<ProcId, Option<State>> = BTreeMap::new();
-        flow(program, p, &entry[&p], summaries, &mut |_, c, state| {
+        flow(program, p, &entry[&p], summaries, failing, &mut |_, c, state| {
             if let Command::Call { procedure: q, .. } = c {
                 let into_callee = State { locks: state.locks.clone(), outcomes: BTreeMap::new(), before_live: state.before_live };
                 meet_into(at_calls.entry(*q).or_default(), &into_callee);
@@ -291,14 +305,18 @@ fn entry_point_facts(
         }
     }
     let mut out = BTreeMap::new();
+    let mut at_return = None;
     for (p, start) in &entry {
-        flow(program, *p, start, summaries, &mut |at, c, state| {
+        let end = flow(program, *p, start, summaries, failing, &mut |at, c, state| {
             if pick(at, c) {
                 out.insert(at, AccessFacts { locks: state.locks.clone(), before_live: state.before_live });
             }
         });
+        if *p == root.procedure {
+            at_return = end.map(|s| s.locks);
+        }
     }
-    out
+    (out, at_return)
 }
 
 /// Runs the analysis of `p` from `start` to its fixpoint, then visits each
@@ -309,6 +327,7 @@ fn flow(
     p: ProcId,
     start: &State,
     summaries: &CallSummaries,
+    failing: &BTreeSet<CommandAt>,
     visit: &mut dyn FnMut(CommandAt, &Command, &State),
 ) -> Option<State> {
     let procedure = &program.procedures[p];
@@ -316,7 +335,7 @@ fn flow(
     let mut work = BTreeSet::from([procedure.entry]);
     while let Some(b) = work.pop_first() {
         let block = &procedure.blocks[b];
-        let Some(end) = transfer(program, p, b, &block.commands, at_start[&b].clone(), summaries, &mut |_, _, _| {}) else {
+        let Some(end) = transfer(program, p, b, &block.commands, at_start[&b].clone(), summaries, failing, &mut |_, _, _| {}) else {
             continue;
         };
         if let Terminator::Goto(targets) = &block.terminator {
@@ -332,7 +351,7 @@ fn flow(
     let mut at_return: Option<State> = None;
     for (b, state) in &at_start {
         let block = &procedure.blocks[*b];
-        let end = transfer(program, p, *b, &block.commands, state.clone(), summaries, visit);
+        let end = transfer(program, p, *b, &block.commands, state.clone(), summaries, failing, visit);
         if let (Some(end), Terminator::Return) = (end, &block.terminator) {
             meet_into(&mut at_return, &end);
         }
@@ -341,7 +360,9 @@ fn flow(
 }
 
 /// The state after a block's commands; none when the rest of the block is
-/// unreachable (`assume false`, a call that never returns).
+/// unreachable (`assume false`, a call that never returns, a command of
+/// `failing`).
+#[allow(clippy::too_many_arguments)]
 fn transfer(
     program: &Program,
     procedure: ProcId,
@@ -349,10 +370,15 @@ fn transfer(
     commands: &[Command],
     mut state: State,
     summaries: &CallSummaries,
+    failing: &BTreeSet<CommandAt>,
     visit: &mut dyn FnMut(CommandAt, &Command, &State),
 ) -> Option<State> {
     for (index, c) in commands.iter().enumerate() {
-        visit(CommandAt { procedure, block, index }, c, &state);
+        let at = CommandAt { procedure, block, index };
+        if failing.contains(&at) {
+            return None;
+        }
+        visit(at, c, &state);
         match c {
             Command::Lock { lock, mode, .. } => state.acquire(*lock, *mode),
             // A trusted annotation holds on every path here (checked), or

@@ -25,7 +25,7 @@
 //! the object points to (`file->private_data`) is not constrained: two
 //! files may share it.
 
-use crate::ir::{Expr, Program};
+use crate::ir::{Command, EntryPointInfo, Expr, Program};
 use crate::models::Stage;
 
 /// Two addresses at least this far apart belong to different objects: no
@@ -63,4 +63,88 @@ pub fn distinct_params(program: &Program, a: usize, b: usize) -> Vec<Distinct> {
 pub fn separated(x: Expr, y: Expr) -> Expr {
     let gap = Expr::int(OBJECT_GAP);
     Expr::or(Expr::le(Expr::add(x.clone(), gap.clone()), y.clone()), Expr::le(Expr::add(y, gap), x))
+}
+
+/// The begin callback of an entry point's object (a file's `open` for its
+/// `read`): the precise phase runs it first, to success, in the entry
+/// point's thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeginCallback {
+    /// The begin callback's entry point, by the index pairs use.
+    pub entry: usize,
+    /// Its parameter receiving the object.
+    pub param: usize,
+    /// The parameter of the prefixed entry point holding the object.
+    pub own: usize,
+    /// The lifetime rule.
+    pub rule: String,
+}
+
+/// The begin callback of the object entry point `i` (an index into
+/// `entries`) receives, if it is known: the entry point receives an object
+/// of an `after-begin` lifetime rule at a stage other than begin, every
+/// registration names the variable holding its structure, every one of
+/// those variables holds the same single begin callback of the driver, of
+/// the same rule, and the driver never stores to the object's field naming
+/// its operations (`ops-field`, `file->f_op` by `replace_fops`).
+pub fn begin_of(program: &Program, entries: &[&EntryPointInfo], i: usize) -> Option<BeginCallback> {
+    let e = entries.get(i)?;
+    for o in e
+        .objects
+        .iter()
+        .filter(|o| o.after_begin && o.stage != Stage::Begin && !o.holders.is_empty())
+    {
+        if o.ops_field
+            .as_deref()
+            .is_some_and(|f| ops_replaced(program, f))
+        {
+            continue;
+        }
+        let mut found: Option<(usize, usize)> = None;
+        let mut agree = true;
+        for h in &o.holders {
+            let begins: Vec<(usize, usize)> = entries
+                .iter()
+                .enumerate()
+                .flat_map(|(j, b)| {
+                    b.objects
+                        .iter()
+                        .filter(|p| {
+                            p.rule == o.rule && p.stage == Stage::Begin && p.holders.contains(h)
+                        })
+                        .map(move |p| (j, p.param))
+                })
+                .collect();
+            match (begins.as_slice(), found) {
+                ([one], None) => found = Some(*one),
+                ([one], Some(f)) if *one == f => {}
+                _ => agree = false,
+            }
+        }
+        if let (true, Some((entry, param))) = (agree, found) {
+            return Some(BeginCallback {
+                entry,
+                param,
+                own: o.param,
+                rule: o.rule.clone(),
+            });
+        }
+    }
+    None
+}
+
+/// Whether the driver stores to `field` (`struct file.f_op`), through
+/// which the rule's object names its operations.
+fn ops_replaced(program: &Program, field: &str) -> bool {
+    program.procedures.iter().any(|(_, p)| {
+        p.blocks.iter().any(|(_, b)| {
+            b.commands.iter().any(|c| match c {
+                Command::Store { region, .. } => program.regions[*region]
+                    .name
+                    .split(" | ")
+                    .any(|n| n == field),
+                _ => false,
+            })
+        })
+    })
 }

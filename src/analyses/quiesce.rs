@@ -533,7 +533,7 @@ mod tests {
             }
             b.ret();
             let procedure = b.finish();
-            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new() });
+            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new(), held_by_object: Vec::new() });
         };
         entry(&mut program, "handler", EntryKind::Irq, vec![make_live("work")]);
         entry(&mut program, "work", EntryKind::Work, vec![]);
@@ -572,7 +572,7 @@ mod tests {
             }
             b.ret();
             let procedure = b.finish();
-            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new() });
+            program.entry_points.push(EntryPointInfo { name: name.into(), procedure, kind, span: span(), objects: Vec::new(), held_by_object: Vec::new() });
         };
         let disable = Command::Quiesce {
             function: "napi_disable".into(),

@@ -200,6 +200,16 @@ pub fn run(args: &CheckArgs, session: Session) -> Exit {
                 p.sources - p.escaped,
                 p.escaped
             );
+            // So is the open objects' bit locks, which prove pairs.
+            for l in &r.object_locks {
+                eprintln!(
+                    "object-lock {}: {} is held by each object its begin callback opens, shared in {}, exclusively in {}",
+                    r.file.display(),
+                    l.lock,
+                    if l.shared.is_empty() { "none".to_string() } else { l.shared.join(", ") },
+                    if l.exclusive.is_empty() { "none".to_string() } else { l.exclusive.join(", ") }
+                );
+            }
             eprintln!("time {} {:.2} s", r.file.display(), r.time.as_secs_f64());
         }
     }

@@ -488,8 +488,18 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
         })
         .collect();
     let regions: BTreeSet<RegionId> = entries.iter().flat_map(|e| e.regions.iter().copied()).collect();
-    let roots: Vec<(ProcId, BTreeSet<LockId>)> =
-        entries.iter().enumerate().map(|(i, e)| (e.procedure, held.get(i).cloned().unwrap_or_default())).collect();
+    // The locks each entry point runs holding: the kernel's pseudo locks,
+    // and the bit locks its open object holds.
+    let roots: Vec<(ProcId, BTreeSet<LockId>)> = entries
+        .iter()
+        .zip(lowered.entry_points.values())
+        .enumerate()
+        .map(|(i, (e, info))| {
+            let mut locks = held.get(i).cloned().unwrap_or_default();
+            locks.extend(info.held_by_object.iter().map(|(l, _)| *l));
+            (e.procedure, locks)
+        })
+        .collect();
     let locks_at = crate::analyses::held::locks_at_accesses(lowered, &roots);
     let ghost = declare_ghost(&mut program, lowered, &regions, &locks_at);
     let reached: BTreeSet<ProcId> = entries.iter().flat_map(|e| e.procedures.iter().copied()).collect();

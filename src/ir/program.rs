@@ -198,6 +198,11 @@ pub struct EntryPointInfo {
     /// The kernel objects it receives whose lifetime the kernel orders
     /// (the models' object-lifetime rules).
     pub objects: Vec<ObjectParam>,
+    /// Bit locks it runs holding because the begin callback of its object
+    /// keeps them while the object is open, with the mode: shared for the
+    /// object's callbacks that may overlap, exclusive for its end callback
+    /// (src/frontend/lower/owned_bits.rs).
+    pub held_by_object: Vec<(LockId, super::LockMode)>,
 }
 
 /// A kernel object an entry point receives through a parameter, and where

@@ -182,10 +182,12 @@ pub fn check_unit_precise(
     let mut private = Default::default();
     let mut unmodelled = Vec::new();
     let mut annotations = Vec::new();
+    let mut object_locks = Vec::new();
     let outcome = session.lower_unit_reading(file, unit, Roots::EntryPoints).map(|(entry_points, mut lowered, timings, read)| {
         front = Some(timings);
         unmodelled = entry_points.unmodelled.clone();
         private = lowered.private.clone();
+        object_locks = crate::report::model::ObjectLock::of(&lowered.program);
         entry_count = entry_points.entry_points.len();
         inputs = read;
         let (pairs, held) = pairs_and_held(session, &entry_points, &lowered);
@@ -218,6 +220,7 @@ pub fn check_unit_precise(
         private,
         unmodelled,
         annotations,
+        object_locks,
         module: unit.map(|u| u.module.clone()),
         key: String::new(),
         suppressed: Default::default(),

@@ -31,21 +31,9 @@
 //! prefix runs without the begin callback's pseudo locks, which only
 //! adds interleavings.
 
-use crate::ir::{Command, EntryPointInfo, Program};
-use crate::models::Stage;
+use crate::ir::{EntryPointInfo, Program};
 
-/// The begin callback to run before an entry point's body.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Prefix {
-    /// The begin callback's entry point, by the index pairs use.
-    pub entry: usize,
-    /// Its parameter receiving the object.
-    pub param: usize,
-    /// The parameter of the prefixed entry point holding the object.
-    pub own: usize,
-    /// The lifetime rule.
-    pub rule: String,
-}
+pub use crate::analyses::objects::BeginCallback as Prefix;
 
 /// The prefixes of the pair's two threads, entry points `i` (run first)
 /// and `j`. When both have one of the same rule and no rule keeps their
@@ -73,63 +61,5 @@ pub fn of_pair(
 
 /// The prefix of entry point `i` (an index into `entries`), if any.
 pub fn of(program: &Program, entries: &[&EntryPointInfo], i: usize) -> Option<Prefix> {
-    let e = entries.get(i)?;
-    for o in e
-        .objects
-        .iter()
-        .filter(|o| o.after_begin && o.stage != Stage::Begin && !o.holders.is_empty())
-    {
-        if o.ops_field
-            .as_deref()
-            .is_some_and(|f| ops_replaced(program, f))
-        {
-            continue;
-        }
-        let mut found: Option<(usize, usize)> = None;
-        let mut agree = true;
-        for h in &o.holders {
-            let begins: Vec<(usize, usize)> = entries
-                .iter()
-                .enumerate()
-                .flat_map(|(j, b)| {
-                    b.objects
-                        .iter()
-                        .filter(|p| {
-                            p.rule == o.rule && p.stage == Stage::Begin && p.holders.contains(h)
-                        })
-                        .map(move |p| (j, p.param))
-                })
-                .collect();
-            match (begins.as_slice(), found) {
-                ([one], None) => found = Some(*one),
-                ([one], Some(f)) if *one == f => {}
-                _ => agree = false,
-            }
-        }
-        if let (true, Some((entry, param))) = (agree, found) {
-            return Some(Prefix {
-                entry,
-                param,
-                own: o.param,
-                rule: o.rule.clone(),
-            });
-        }
-    }
-    None
-}
-
-/// Whether the driver stores to `field` (`struct file.f_op`), through
-/// which the rule's object names its operations.
-fn ops_replaced(program: &Program, field: &str) -> bool {
-    program.procedures.iter().any(|(_, p)| {
-        p.blocks.iter().any(|(_, b)| {
-            b.commands.iter().any(|c| match c {
-                Command::Store { region, .. } => program.regions[*region]
-                    .name
-                    .split(" | ")
-                    .any(|n| n == field),
-                _ => false,
-            })
-        })
-    })
+    crate::analyses::objects::begin_of(program, entries, i)
 }

@@ -8,6 +8,39 @@ use crate::verify::verdict::{PairVerdict, Verdict, clock_bound, totals};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// A bit lock held by each object its begin callback opens.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ObjectLock {
+    /// The lock (`bit 0 of zf_is_open`).
+    pub lock: String,
+    /// The entry points running holding it shared (the object's callbacks
+    /// that may overlap).
+    pub shared: Vec<String>,
+    /// Those running holding it exclusively (its end callback).
+    pub exclusive: Vec<String>,
+}
+
+impl ObjectLock {
+    /// The bit locks of a lowered program held by its entry points' objects.
+    pub fn of(program: &crate::ir::Program) -> Vec<ObjectLock> {
+        let mut out: std::collections::BTreeMap<crate::ir::LockId, ObjectLock> = std::collections::BTreeMap::new();
+        for e in program.entry_points.values() {
+            for (lock, mode) in &e.held_by_object {
+                let entry = out.entry(*lock).or_insert_with(|| ObjectLock {
+                    lock: program.locks[*lock].name.clone(),
+                    shared: Vec::new(),
+                    exclusive: Vec::new(),
+                });
+                match mode {
+                    crate::ir::LockMode::Shared => entry.shared.push(e.name.clone()),
+                    crate::ir::LockMode::Exclusive => entry.exclusive.push(e.name.clone()),
+                }
+            }
+        }
+        out.into_values().collect()
+    }
+}
+
 /// One file's outcome.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct FileVerdicts {
@@ -47,6 +80,11 @@ pub struct FileVerdicts {
     /// as standing assumptions (`lock-annotation`).
     #[serde(default)]
     pub annotations: Vec<crate::analyses::annotations::AnnotationFinding>,
+    /// The bit locks an open object holds (src/frontend/lower/owned_bits.rs),
+    /// with the entry points that run holding them: the rule that proves
+    /// their pairs, named in `--verbose` output.
+    #[serde(default)]
+    pub object_locks: Vec<ObjectLock>,
     /// The composite module the file was analysed as part of, when it is
     /// one: every file of it was analysed as one program.
     #[serde(default)]
@@ -114,6 +152,7 @@ impl FileVerdicts {
             private: Default::default(),
             unmodelled: Vec::new(),
             annotations: Vec::new(),
+            object_locks: Vec::new(),
             module: None,
             key: String::new(),
             suppressed: Default::default(),
@@ -202,6 +241,7 @@ mod tests {
             private: Default::default(),
             unmodelled: Vec::new(),
             annotations: Vec::new(),
+            object_locks: Vec::new(),
             module: None,
             key: String::new(),
             suppressed: Default::default(),

@@ -41,7 +41,7 @@
 use super::contracts::Summaries;
 use super::encode::{CheckOf, Encoded, Encoder, Env, Slice, Vc};
 use crate::instrument::lockset::{InstrumentedEntry, LocksetProgram};
-use crate::ir::{Expr, RegionId, VarId};
+use crate::ir::{Expr, LockMode, RegionId, VarId};
 use crate::models::EntryKind;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -121,9 +121,20 @@ fn encode(
             let param = params[index];
             starts[side].push(enc.current(&mut env, param));
         }
-        // A lock the kernel holds around the call is held from the start.
-        let held_vars: BTreeSet<VarId> =
-            held.iter().flat_map(|l| lp.ghost.cls.get(l).into_iter().chain(lp.ghost.clx.get(l))).copied().collect();
+        // A lock the kernel holds around the call is held from the start,
+        // exclusively; a bit lock the entry point's open object holds, in
+        // the mode the object gives it (src/frontend/lower/owned_bits.rs).
+        let by_object = lp.program.entry_points.values().nth(i).map(|e| e.held_by_object.as_slice()).unwrap_or_default();
+        let held_vars: BTreeSet<VarId> = held
+            .iter()
+            .map(|l| (*l, LockMode::Exclusive))
+            .chain(by_object.iter().copied())
+            .flat_map(|(l, mode)| {
+                let exclusive = (mode == LockMode::Exclusive).then(|| lp.ghost.clx.get(&l)).flatten();
+                lp.ghost.cls.get(&l).into_iter().chain(exclusive)
+            })
+            .copied()
+            .collect();
         // Another module may call an exported function at any time once
         // this module is live, so during a probe too; not during module
         // init (the loader refuses to link against a module still in

@@ -255,13 +255,17 @@ pub fn settle(program: &mut Program, log: &BitLockLog, warnings: &mut Vec<Diagno
         }
     }
     // 2. Every release made holding the lock.
-    let candidates: Vec<LockId> = log.locks.keys().filter(|l| !broken.contains_key(l)).copied().collect();
+    // The end callback of an open object whose begin callback keeps the
+    // lock on success clears the object's own hold (src/frontend/lower/owned_bits.rs).
+    let candidates: BTreeSet<LockId> = log.locks.keys().filter(|l| !broken.contains_key(l)).copied().collect();
+    let owners = super::owned_bits::Owners::of(program, &candidates);
     if !candidates.is_empty() {
         let wanted: BTreeSet<CommandAt> = candidates.iter().flat_map(|l| log.locks[l].releases.iter().map(|(at, _)| *at)).collect();
         let roots: Vec<EntryRoot> = program
             .entry_points
             .values()
-            .map(|e| EntryRoot { procedure: e.procedure, held: BTreeSet::new(), init: e.kind.role() == Role::Init })
+            .enumerate()
+            .map(|(i, e)| EntryRoot { procedure: e.procedure, held: owners.seeded(i, &candidates), init: e.kind.role() == Role::Init })
             .collect();
         let facts = must_held_at(program, &roots, &wanted);
         for lock in &candidates {
@@ -276,13 +280,37 @@ pub fn settle(program: &mut Program, log: &BitLockLog, warnings: &mut Vec<Diagno
             }
         }
     }
+    // The entry points that run holding a surviving lock their object's
+    // begin callback owns.
+    let kept: BTreeSet<LockId> = candidates.iter().filter(|l| !broken.contains_key(l)).copied().collect();
+    let entry_ids: Vec<_> = program.entry_points.ids().collect();
+    for (i, id) in entry_ids.into_iter().enumerate() {
+        program.entry_points[id].held_by_object = owners.held_by(i, &kept).into_iter().collect();
+    }
     // Remove the pseudo locks that are not locks; report each decision.
     for (lock, sites) in &log.locks {
         let first = sites.acquires.first().and_then(|(_, s)| s.clone());
         match broken.get(lock) {
             None => {
                 stats.bit_locks += 1;
-                warnings.push(note(format!("{} is a bit lock: it is cleared only by its holder", sites.name), first, Vec::new()));
+                let owners: Vec<String> = program
+                    .entry_points
+                    .values()
+                    .enumerate()
+                    .filter(|(i, _)| owners.owns(*i, *lock))
+                    .map(|(_, e)| e.name.clone())
+                    .collect();
+                let message = if owners.is_empty() {
+                    format!("{} is a bit lock: it is cleared only by its holder", sites.name)
+                } else {
+                    format!(
+                        "{} is a bit lock that each object {} opens holds until its end callback: {} keeps it whenever it succeeds, only that callback or a holder clears it, and the object's other callbacks run holding it shared",
+                        sites.name,
+                        owners.join(" or "),
+                        owners.join(" or ")
+                    )
+                };
+                warnings.push(note(message, first, Vec::new()));
             }
             Some((why, span)) => {
                 if !sites.acquires.is_empty() {
@@ -329,6 +357,9 @@ fn drop_locks(program: &mut Program, dropped: &BTreeSet<LockId>) {
                 }
             }
         }
+    }
+    for (_, e) in program.entry_points.iter_mut() {
+        e.held_by_object = e.held_by_object.iter().filter_map(|(l, m)| renumber.get(l).map(|n| (*n, *m))).collect();
     }
     let keys = std::mem::take(&mut program.lock_keys);
     program.lock_keys = keys.into_iter().filter_map(|(id, k)| renumber.get(&id).map(|n| (*n, k))).collect();

@@ -33,6 +33,7 @@
 mod annotations;
 mod atomics;
 mod bitlocks;
+mod owned_bits;
 mod calls;
 mod constant_pointers;
 mod context;
@@ -196,6 +197,7 @@ pub fn lower_unit<'t>(
             kind: ep.kind(),
             span: ep.span.clone(),
             objects,
+            held_by_object: Vec::new(),
         });
     }
     for f in &functions {

@@ -125,6 +125,7 @@ fn example() -> Example {
         kind: EntryKind::Irq,
         span: span(24, 1).unwrap(),
         objects: Vec::new(),
+        held_by_object: Vec::new(),
     });
     b.push(Command::InterruptControl { op: IrqOp::Save, span: span(26, 2) });
     b.push(Command::Lock { lock: cfg_sem, mode: LockMode::Shared, span: None });
