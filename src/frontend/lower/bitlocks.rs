@@ -293,21 +293,21 @@ pub fn settle(program: &mut Program, log: &BitLockLog, warnings: &mut Vec<Diagno
         match broken.get(lock) {
             None => {
                 stats.bit_locks += 1;
-                let owners: Vec<String> = program
+                let begins: Vec<String> = program
                     .entry_points
                     .values()
                     .enumerate()
                     .filter(|(i, _)| owners.owns(*i, *lock))
                     .map(|(_, e)| e.name.clone())
                     .collect();
-                let message = if owners.is_empty() {
+                let message = if begins.is_empty() {
                     format!("{} is a bit lock: it is cleared only by its holder", sites.name)
                 } else {
                     format!(
                         "{} is a bit lock that each object {} opens holds until its end callback: {} keeps it whenever it succeeds, only that callback or a holder clears it, and the object's other callbacks run holding it shared",
                         sites.name,
-                        owners.join(" or "),
-                        owners.join(" or ")
+                        begins.join(" or "),
+                        begins.join(" or ")
                     )
                 };
                 warnings.push(note(message, first, Vec::new()));
