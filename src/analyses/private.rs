@@ -832,7 +832,9 @@ pub fn apply(program: &mut Program, accesses: &PrivateAccesses) {
 
 /// The parameters of the driver's procedures that a call may publish: a
 /// value derived from the parameter through the procedure's variables
-/// (flow-insensitively) is stored anywhere, assigned to a global, kept by
+/// (flow-insensitively) is stored anywhere but into the parameter's own
+/// object by a procedure that reads nothing back from it
+/// (`INIT_LIST_HEAD`), assigned to a global, kept by
 /// a model, an external call, a function pointer or inline assembly, or
 /// passed to a procedure without body or to a parameter that its callee
 /// may publish (a least fixpoint over the call graph: a publication needs
@@ -888,12 +890,28 @@ fn publishing_params(program: &Program, seeded: &BTreeMap<VarId, Seed>, kept: &B
                 continue;
             }
             let hit = |e: &Expr| e.variables().iter().any(|v| taint.contains(v));
+            // An address derived from the parameter alone lies in its
+            // object (C's pointer arithmetic).
+            let within_object = |e: &Expr| {
+                let vars = e.variables();
+                !vars.is_empty() && vars.iter().all(|v| taint.contains(v))
+            };
             let p = &program.procedures[id];
+            let reads_object = p
+                .blocks
+                .iter()
+                .flat_map(|(_, b)| b.commands.iter())
+                .any(|c| matches!(c, Command::Load { address, .. } if within_object(address)));
             let mut publishes = kept.iter().any(|((q, _), list)| *q == id && list.iter().any(|(_, e)| hit(e)));
             for (_, b) in p.blocks.iter() {
                 for c in &b.commands {
                     publishes |= match c {
-                        Command::Store { value, .. } => hit(value),
+                        // A store into the object itself (`INIT_LIST_HEAD`:
+                        // `list->next = list`) reaches no one who does not
+                        // reach the object already, unless the procedure
+                        // may read it back (a load gives an unknown value,
+                        // whose publication this analysis does not follow).
+                        Command::Store { address, value, .. } => hit(value) && (reads_object || !within_object(address)),
                         Command::Assign { target, value, .. } => program.variables[*target].scope == Scope::Global && hit(value),
                         Command::Call { procedure, args, .. } => {
                             let callee = &program.procedures[*procedure];

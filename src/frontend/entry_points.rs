@@ -200,6 +200,10 @@ pub struct DriverEntryPoints {
     /// that queue ([`super::workqueues`]), named as [`Origin`] names a
     /// work item (`object`, else `holder`).
     pub ordered_work: BTreeMap<String, String>,
+    /// Work items queued, never with a delay, on one workqueue the driver
+    /// allocates and nowhere else, with that queue: what
+    /// `destroy_workqueue` of that queue stops (`quiesces="queued-on"`).
+    pub undelayed_work: BTreeMap<String, String>,
     /// The `dev_pm_ops` variables (as [`Origin::holder`] names them) that
     /// only a `struct pci_driver` of the file refers to ([`super::pm_ops`];
     /// for a module, src/frontend/compose.rs `merged_pci_pm_ops`),
@@ -344,7 +348,9 @@ pub fn extract_entry_points<'t>(tu: &'t TranslationUnit<'t>, models: &KernelMode
     }
     let mut found = walk.finish();
     found.sealed = super::sealed::sealed(tu, models, &found.entry_points);
-    found.ordered_work = super::workqueues::ordered_work(tu, models);
+    let queues = super::workqueues::work_queues(tu, models);
+    found.ordered_work = queues.ordered;
+    found.undelayed_work = queues.undelayed;
     found.pci_pm_ops = super::pm_ops::pci_pm_ops(tu);
     found
 }
@@ -553,8 +559,10 @@ impl<'t> Walk<'_, 't> {
         let span = self.span(call);
         let written = self.identifier_at(call).unwrap_or_else(|| name.clone());
         // `timer_setup(&dev->timer, f, 0)`: a first argument that is the
-        // address of a member names the object.
-        let object = arguments.first().filter(|a| is_address_of(**a)).and_then(|a| object_key(*a));
+        // address of a member names the object; so does a member holding a
+        // pointer to it (`usb_fill_int_urb(dev->urb, …, f, …)`: the URB
+        // `dev->urb` points to).
+        let object = arguments.first().filter(|a| is_address_of(**a) || is_pointer_member(**a)).and_then(|a| object_key(*a));
         for rule in &registration.arguments {
             let Some(argument) = arguments.get(rule.index) else { continue };
             let refs = function_refs(*argument);
@@ -674,6 +682,7 @@ impl<'t> Walk<'_, 't> {
             called_directly: std::mem::take(&mut self.called),
             sealed: Default::default(),
             ordered_work: BTreeMap::new(),
+            undelayed_work: BTreeMap::new(),
             pci_pm_ops: Default::default(),
         }
     }
@@ -725,6 +734,13 @@ pub(crate) fn object_key(c: Cursor<'_>) -> Option<String> {
         }
     }
     innermost
+}
+
+/// Whether an argument reads a structure member of pointer type
+/// (`dev->urb`).
+pub(crate) fn is_pointer_member(c: Cursor<'_>) -> bool {
+    let c = strip(c);
+    c.kind() == CursorKind::MemberRefExpr && c.ty().canonical().kind() == super::clang::TypeKind::Pointer
 }
 
 /// Whether an argument takes an address (`&x->f`).

@@ -28,7 +28,13 @@
 //!   the base of a member access, lets unknown code queue it anywhere.
 //!
 //! A work item is mapped to its queue when every queueing names that one
-//! ordered queue and its address never escapes. A queueing whose work item
+//! ordered queue and its address never escapes. The same walk maps the
+//! work items of any workqueue the driver allocates (every store into the
+//! queue is an allocation, ordered or not, or NULL) for the quiescing
+//! calls that drain one (`destroy_workqueue`, `drain_workqueue`), keeping
+//! only items no queueing delays (`queue_delayed_work`, `queue_rcu_work`):
+//! a delayed item's pending timer is not on the workqueue, so a drain does
+//! not wait for it. A queueing whose work item
 //! the walk cannot name (a pointer parameter, a work function requeueing
 //! itself through its argument) may queue any of them: on one named
 //! ordered queue it keeps only that queue's items, anywhere else it keeps
@@ -55,14 +61,24 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// The structure types of work items.
 const WORK_TYPES: &[&str] = &["struct work_struct", "struct delayed_work", "struct rcu_work"];
 
-/// The work items of the file queued on one ordered workqueue only: work
-/// item (as [`super::entry_points::Origin`] names it: `object`, else
-/// `holder`) to queue.
-pub fn ordered_work<'t>(tu: &'t TranslationUnit<'t>, models: &KernelModels) -> BTreeMap<String, String> {
+/// The work items of a file and the one workqueue each is queued on, by
+/// work item (as [`super::entry_points::Origin`] names it: `object`, else
+/// `holder`).
+#[derive(Clone, Debug, Default)]
+pub struct WorkQueues {
+    /// Items queued on one ordered workqueue only.
+    pub ordered: BTreeMap<String, String>,
+    /// Items queued, never with a delay, on one workqueue only that the
+    /// driver allocates.
+    pub undelayed: BTreeMap<String, String>,
+}
+
+/// The work items of the file queued on one workqueue only.
+pub fn work_queues<'t>(tu: &'t TranslationUnit<'t>, models: &KernelModels) -> WorkQueues {
     if models.work_queueing.is_empty() || models.ordered_allocators.is_empty() {
-        return BTreeMap::new();
+        return WorkQueues::default();
     }
-    let Some(main_id) = tu.main_file_id() else { return BTreeMap::new() };
+    let Some(main_id) = tu.main_file_id() else { return WorkQueues::default() };
     let dir = tu.main_file().parent().map(|d| d.to_path_buf());
     let mut scan = Scan {
         models,
@@ -71,6 +87,8 @@ pub fn ordered_work<'t>(tu: &'t TranslationUnit<'t>, models: &KernelModels) -> B
         unnamed: HashSet::new(),
         lost: false,
         ordered: HashSet::new(),
+        allocated: HashSet::new(),
+        delayed: HashSet::new(),
         spoiled: HashSet::new(),
         fields_spoiled: false,
     };
@@ -98,6 +116,11 @@ struct Scan<'m> {
     lost: bool,
     /// Queues an ordered allocation is stored into.
     ordered: HashSet<String>,
+    /// Queues an allocation, ordered or not, is stored into.
+    allocated: HashSet<String>,
+    /// Work items some queueing delays (a `delayed_work` or `rcu_work`
+    /// argument).
+    delayed: HashSet<String>,
     /// Queues something else is stored into, or whose address is taken.
     spoiled: HashSet<String>,
     /// A queue pointer of unknown name was stored with something other than
@@ -117,6 +140,9 @@ impl Scan<'_> {
                         let queue = args.get(q.workqueue_arg).and_then(|a| queue_key(*a));
                         match args.get(q.work_arg).and_then(|a| work_key(*a)) {
                             Some(work) => {
+                                if args.get(q.work_arg).is_some_and(|a| !is_plain_work_pointer(*a)) {
+                                    self.delayed.insert(work.clone());
+                                }
                                 self.queued.entry(work).or_default().insert(queue);
                             }
                             None => {
@@ -154,7 +180,11 @@ impl Scan<'_> {
                     if is_queue_pointer(*lhs) {
                         match queue_key(*lhs) {
                             Some(q) if self.is_ordered_allocation(*rhs) => {
+                                self.allocated.insert(q.clone());
                                 self.ordered.insert(q);
+                            }
+                            Some(q) if self.is_allocation(*rhs) => {
+                                self.allocated.insert(q);
                             }
                             Some(_) if is_null(*rhs) => {}
                             Some(q) => {
@@ -225,6 +255,13 @@ impl Scan<'_> {
         self.visit(c)
     }
 
+    /// Whether `rhs` is a call of a workqueue allocator, with any flags.
+    fn is_allocation(&self, rhs: Cursor<'_>) -> bool {
+        let call = strip(rhs);
+        call.kind() == CursorKind::CallExpr
+            && call.referenced().is_some_and(|callee| self.models.ordered_allocators.contains_key(&callee.spelling()))
+    }
+
     fn is_ordered_allocation(&self, rhs: Cursor<'_>) -> bool {
         let call = strip(rhs);
         if call.kind() != CursorKind::CallExpr {
@@ -241,23 +278,28 @@ impl Scan<'_> {
         flags & a.ordered_flags == a.ordered_flags
     }
 
-    fn result(self) -> BTreeMap<String, String> {
+    fn result(self) -> WorkQueues {
+        WorkQueues { ordered: self.mapped(&self.ordered, false), undelayed: self.mapped(&self.allocated, true) }
+    }
+
+    /// The work items queued on one queue of `queues` only (and, with
+    /// `undelayed`, never with a delay), with that queue.
+    fn mapped(&self, queues: &HashSet<String>, undelayed: bool) -> BTreeMap<String, String> {
         if self.lost || self.unnamed.contains(&None) || self.unnamed.len() > 1 {
             return BTreeMap::new();
         }
-        let good = |q: &String| {
-            self.ordered.contains(q) && !self.spoiled.contains(q) && !(self.fields_spoiled && q.contains('.'))
-        };
+        let good =
+            |q: &String| queues.contains(q) && !self.spoiled.contains(q) && !(self.fields_spoiled && q.contains('.'));
         if self.unnamed.iter().flatten().any(|q| !good(q)) {
             return BTreeMap::new();
         }
         let unnamed_queue = self.unnamed.iter().flatten().next();
         let mut out = BTreeMap::new();
-        for (work, queues) in &self.queued {
-            if self.escaped.contains(work) || queues.len() != 1 {
+        for (work, on) in &self.queued {
+            if self.escaped.contains(work) || on.len() != 1 || (undelayed && self.delayed.contains(work)) {
                 continue;
             }
-            let Some(Some(queue)) = queues.iter().next() else { continue };
+            let Some(Some(queue)) = on.iter().next() else { continue };
             if good(queue) && unnamed_queue.is_none_or(|u| u == queue) {
                 out.insert(work.clone(), queue.clone());
             }
@@ -283,7 +325,7 @@ fn work_key(arg: Cursor<'_>) -> Option<String> {
 
 /// The queue an expression names: a `static` file-scope variable or a
 /// structure field.
-fn queue_key(c: Cursor<'_>) -> Option<String> {
+pub(crate) fn queue_key(c: Cursor<'_>) -> Option<String> {
     if let Some(k) = object_key(c) {
         return Some(k);
     }
@@ -302,6 +344,13 @@ fn is_work_type(t: Type<'_>) -> bool {
 
 fn is_work(c: Cursor<'_>) -> bool {
     is_work_type(c.ty())
+}
+
+/// Whether `c` points to a `struct work_struct` (not a `delayed_work` or
+/// `rcu_work`, whose queueing may wait for a timer or a grace period).
+fn is_plain_work_pointer(c: Cursor<'_>) -> bool {
+    let t = c.ty().canonical();
+    t.kind() == TypeKind::Pointer && t.pointee().is_some_and(|p| p.canonical().unqualified().spelling() == "struct work_struct")
 }
 
 fn is_work_pointer(c: Cursor<'_>) -> bool {

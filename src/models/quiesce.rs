@@ -47,6 +47,11 @@ pub enum Quiesced {
     /// call of the registration function F (outside any loop), when that
     /// call is its only registration.
     RegisteredBy(String),
+    /// `queued-on`: the work items queued on the workqueue the call's
+    /// first argument names (a static variable or a structure field), by
+    /// every queueing of theirs and never with a delay
+    /// ([`crate::frontend::workqueues`]).
+    QueuedOn,
     /// The callback stored in field `field` (`record.field`) of the
     /// structure variable that member `member` of the call's first
     /// argument (a global with a static initializer) points to.
@@ -116,6 +121,8 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
         Quiesced::Unresolved
     } else if x.quiesces == "handle" {
         Quiesced::Handle
+    } else if x.quiesces == "queued-on" {
+        Quiesced::QueuedOn
     } else if let Some(spec) = x.quiesces.strip_prefix("member:") {
         match spec.split_once('/') {
             Some((member, field)) if !member.is_empty() && field.split_once('.').is_some_and(|(s, f)| !s.is_empty() && !f.is_empty()) => {
@@ -124,7 +131,7 @@ pub(super) fn quiesces(x: QuiescesXml) -> Result<(String, Quiesces), String> {
             _ => return Err(format!("quiesces `{f}`: `member:` must be member:M/S.F (got `{}`)", x.quiesces)),
         }
     } else {
-        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S, member:M/S.F, registered-by:F, handle or unresolved (got `{}`)", x.quiesces));
+        return Err(format!("quiesces `{f}`: `quiesces` must be kinds:K,K, structs:S,S, member:M/S.F, registered-by:F, queued-on, handle or unresolved (got `{}`)", x.quiesces));
     };
     let stops_self = match x.self_.as_deref() {
         None | Some("waits") => false,

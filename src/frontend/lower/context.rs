@@ -74,6 +74,9 @@ pub struct Shared<'m> {
     /// Every entry point's function with the structure of each of its
     /// registrations (`None`: not a structure field), for `quiesces`.
     pub entry_records: Vec<(String, Vec<super::quiesce::OriginInfo>)>,
+    /// Work items queued, never with a delay, on one workqueue the driver
+    /// allocates, with that queue, for `quiesces="queued-on"`.
+    pub undelayed_work: std::collections::BTreeMap<String, String>,
     /// Warnings so far.
     pub warnings: Vec<Diagnostic>,
     /// Counts so far.
@@ -116,6 +119,7 @@ impl<'m> Shared<'m> {
             armed_only: HashMap::new(),
             sealed: Default::default(),
             entry_records: Vec::new(),
+            undelayed_work: Default::default(),
             warnings: Vec::new(),
             stats: LoweringStats::default(),
             reach_markers: Default::default(),

@@ -143,6 +143,7 @@ pub fn lower_unit<'t>(
     shared.entry_kinds =
         entry_points.entry_points.iter().map(|ep| (ep.function.clone(), ep.origins.iter().map(|o| o.kind).collect())).collect();
     shared.entry_records = quiesce::entry_records(&entry_points.entry_points);
+    shared.undelayed_work = entry_points.undelayed_work.clone();
     shared.armed_only = armed_only(models, &entry_points.entry_points);
     shared.sealed = entry_points.sealed.clone();
     if !entry_points.sealed.is_empty() || !shared.armed_only.is_empty() {

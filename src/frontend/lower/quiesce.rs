@@ -21,7 +21,10 @@
 //! is such a registration's first argument or such a wait's
 //! ([`handle_target`]); for `registered-by:F`, the entry point that the
 //! file's one call of F registers, outside loops, when that is its only
-//! registration (`unregister_blkdev` names `__register_blkdev`'s probe).
+//! registration (`unregister_blkdev` names `__register_blkdev`'s probe);
+//! for `queued-on` (`destroy_workqueue(dev->wq)`), the work entry points
+//! whose every registration is a work item that every queueing puts on
+//! that workqueue, never with a delay ([`crate::frontend::workqueues`]).
 //! Which of them
 //! the call surely stops is decided after lowering
 //! ([`crate::analyses::quiesce`]).
@@ -115,16 +118,17 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
             for kind in kinds {
                 // The registrations bound to the object the call names
                 // (`cancel_work_sync(&dev->recv_work)` and
-                // `INIT_WORK(&dev->recv_work, f)`).
+                // `INIT_WORK(&dev->recv_work, f)`, `usb_kill_urb(dev->urb)`
+                // and `usb_fill_int_urb(dev->urb, …, f, …)`). A function
+                // also registered on another object (one completion for
+                // two URBs) may still run from that one: it is stopped only
+                // when every registration of it is bound to this object.
                 if let Some(o) = &object {
-                    let bound: Vec<&String> = shared
-                        .entry_records
-                        .iter()
-                        .filter(|(_, os)| os.iter().any(|r| r.kind == *kind && r.object.as_deref() == Some(o.as_str())))
-                        .map(|(f, _)| f)
-                        .collect();
+                    let on = |r: &OriginInfo| r.kind == *kind && r.object.as_deref() == Some(o.as_str());
+                    let bound: Vec<&(String, Vec<OriginInfo>)> =
+                        shared.entry_records.iter().filter(|(_, os)| os.iter().any(on)).collect();
                     if !bound.is_empty() {
-                        out.extend(bound.into_iter().cloned());
+                        out.extend(bound.into_iter().filter(|(_, os)| os.iter().all(on)).map(|(f, _)| f.clone()));
                         continue;
                     }
                 }
@@ -140,6 +144,9 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
                         continue;
                     }
                 }
+                // The file's only registration of the kind names the
+                // object, unless it stands in a loop (a timer per drive:
+                // the call stops one of them).
                 let with: Vec<(&String, usize)> = shared
                     .entry_kinds
                     .iter()
@@ -147,7 +154,10 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
                     .filter(|(_, n)| *n > 0)
                     .collect();
                 if let [(f, 1)] = with.as_slice() {
-                    out.push((*f).clone());
+                    let repeated = shared.entry_records.iter().filter(|(g, _)| g == *f).flat_map(|(_, os)| os).any(|o| o.kind == *kind && o.repeated);
+                    if !repeated {
+                        out.push((*f).clone());
+                    }
                 }
             }
         }
@@ -164,6 +174,21 @@ pub(super) fn targets(shared: &Shared<'_>, quiesced: &Quiesced, args: &[Cursor<'
             }
         }
         Quiesced::Unresolved => {}
+        Quiesced::QueuedOn => {
+            // The entry points all of whose registrations are work items
+            // queued on this workqueue only, never with a delay.
+            if let Some(queue) = args.first().and_then(|a| crate::frontend::workqueues::queue_key(*a)) {
+                for (f, records) in &shared.entry_records {
+                    let on = |o: &OriginInfo| {
+                        o.kind == EntryKind::Work
+                            && o.object.as_ref().or(o.holder.as_ref()).and_then(|w| shared.undelayed_work.get(w)) == Some(&queue)
+                    };
+                    if !records.is_empty() && records.iter().all(on) {
+                        out.push(f.clone());
+                    }
+                }
+            }
+        }
         Quiesced::Handle => {
             if let Some(f) = args.first().and_then(|a| handle_target(shared, *a)) {
                 out.push(f);
