@@ -29,7 +29,7 @@ static struct wqd_stats *wqd_stats;
 static struct workqueue_struct *wqd_wq;
 static DEFINE_MUTEX(wqd_lock);		/* guards the counters */
 
-// @expect entry-point wqd_fill work DECLARE_WORK
+// @expect entry-point wqd_fill work work_struct.func
 static void wqd_fill(struct work_struct *work)
 {
 	struct wqd_stats *st = wqd_stats;	/* @racy: beside the exit's clear */
@@ -39,7 +39,7 @@ static void wqd_fill(struct work_struct *work)
 	mutex_unlock(&wqd_lock);
 }
 
-// @expect entry-point wqd_flush work DECLARE_WORK
+// @expect entry-point wqd_flush work work_struct.func
 static void wqd_flush(struct work_struct *work)
 {
 	struct wqd_stats *st = wqd_stats;	/* @racy: beside the exit's clear */
