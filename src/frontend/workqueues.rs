@@ -89,6 +89,7 @@ pub fn work_queues<'t>(tu: &'t TranslationUnit<'t>, models: &KernelModels) -> Wo
         ordered: HashSet::new(),
         allocated: HashSet::new(),
         delayed: HashSet::new(),
+        unnamed_delayed: false,
         spoiled: HashSet::new(),
         fields_spoiled: false,
     };
@@ -121,6 +122,8 @@ struct Scan<'m> {
     /// Work items some queueing delays (a `delayed_work` or `rcu_work`
     /// argument).
     delayed: HashSet<String>,
+    /// Whether a queueing of a work item the walk cannot name delays it.
+    unnamed_delayed: bool,
     /// Queues something else is stored into, or whose address is taken.
     spoiled: HashSet<String>,
     /// A queue pointer of unknown name was stored with something other than
@@ -146,6 +149,9 @@ impl Scan<'_> {
                                 self.queued.entry(work).or_default().insert(queue);
                             }
                             None => {
+                                if args.get(q.work_arg).is_some_and(|a| !is_plain_work_pointer(*a)) {
+                                    self.unnamed_delayed = true;
+                                }
                                 self.unnamed.insert(queue);
                             }
                         }
@@ -285,7 +291,7 @@ impl Scan<'_> {
     /// The work items queued on one queue of `queues` only (and, with
     /// `undelayed`, never with a delay), with that queue.
     fn mapped(&self, queues: &HashSet<String>, undelayed: bool) -> BTreeMap<String, String> {
-        if self.lost || self.unnamed.contains(&None) || self.unnamed.len() > 1 {
+        if self.lost || self.unnamed.contains(&None) || self.unnamed.len() > 1 || (undelayed && self.unnamed_delayed) {
             return BTreeMap::new();
         }
         let good =
