@@ -141,17 +141,16 @@ impl Scan<'_> {
                     let args = c.arguments();
                     if let Some(q) = self.models.work_queueing.get(&name) {
                         let queue = args.get(q.workqueue_arg).and_then(|a| queue_key(*a));
+                        let delayed = args.get(q.work_arg).is_some_and(|a| !is_plain_work_pointer(*a));
                         match args.get(q.work_arg).and_then(|a| work_key(*a)) {
                             Some(work) => {
-                                if args.get(q.work_arg).is_some_and(|a| !is_plain_work_pointer(*a)) {
+                                if delayed {
                                     self.delayed.insert(work.clone());
                                 }
                                 self.queued.entry(work).or_default().insert(queue);
                             }
                             None => {
-                                if args.get(q.work_arg).is_some_and(|a| !is_plain_work_pointer(*a)) {
-                                    self.unnamed_delayed = true;
-                                }
+                                self.unnamed_delayed |= delayed;
                                 self.unnamed.insert(queue);
                             }
                         }
@@ -184,20 +183,19 @@ impl Scan<'_> {
                         self.lost = true;
                     }
                     if is_queue_pointer(*lhs) {
-                        match queue_key(*lhs) {
-                            Some(q) if self.is_ordered_allocation(*rhs) => {
-                                self.allocated.insert(q.clone());
-                                self.ordered.insert(q);
-                            }
-                            Some(q) if self.is_allocation(*rhs) => {
+                        match (queue_key(*lhs), self.allocation(*rhs)) {
+                            (Some(q), Some(ordered)) => {
+                                if ordered {
+                                    self.ordered.insert(q.clone());
+                                }
                                 self.allocated.insert(q);
                             }
-                            Some(_) if is_null(*rhs) => {}
-                            Some(q) => {
+                            (Some(_), None) if is_null(*rhs) => {}
+                            (Some(q), None) => {
                                 self.spoiled.insert(q);
                             }
-                            None if is_null(*rhs) => {}
-                            None => self.fields_spoiled = true,
+                            (None, _) if is_null(*rhs) => {}
+                            (None, _) => self.fields_spoiled = true,
                         }
                     }
                 }
@@ -261,27 +259,20 @@ impl Scan<'_> {
         self.visit(c)
     }
 
-    /// Whether `rhs` is a call of a workqueue allocator, with any flags.
-    fn is_allocation(&self, rhs: Cursor<'_>) -> bool {
-        let call = strip(rhs);
-        call.kind() == CursorKind::CallExpr
-            && call.referenced().is_some_and(|callee| self.models.ordered_allocators.contains_key(&callee.spelling()))
-    }
-
-    fn is_ordered_allocation(&self, rhs: Cursor<'_>) -> bool {
+    /// Whether `rhs` is a call of a workqueue allocator: `Some(true)` when
+    /// its flags make the workqueue ordered, `Some(false)` otherwise.
+    fn allocation(&self, rhs: Cursor<'_>) -> Option<bool> {
         let call = strip(rhs);
         if call.kind() != CursorKind::CallExpr {
-            return false;
+            return None;
         }
-        let Some(callee) = call.referenced() else { return false };
-        let Some(a) = self.models.ordered_allocators.get(&callee.spelling()) else { return false };
-        let flags = call.arguments().get(a.flags_arg).and_then(|f| f.evaluate());
-        let flags = match flags {
+        let a = self.models.ordered_allocators.get(&call.referenced()?.spelling())?;
+        let flags = match call.arguments().get(a.flags_arg).and_then(|f| f.evaluate()) {
             Some(EvalValue::Int(v)) => v as u64,
             Some(EvalValue::UnsignedInt(v)) => v,
-            _ => return false,
+            _ => return Some(false),
         };
-        flags & a.ordered_flags == a.ordered_flags
+        Some(flags & a.ordered_flags == a.ordered_flags)
     }
 
     fn result(self) -> WorkQueues {
