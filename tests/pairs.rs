@@ -402,8 +402,8 @@ fn net_driver_rtnl_transmit_device_lock_and_runtime_pm() {
             ("nr_reset_work", "nr_reset_work", &["work-not-reentered"]),
             // The device lock: probe and the system-sleep callbacks, not runtime PM.
             ("nr_probe", "nr_probe", &["device-lock"]),
-            ("nr_probe", "nr_suspend", &["device-lock"]),
-            ("nr_suspend", "nr_resume", &["device-lock"]),
+            ("nr_probe", "nr_suspend", &["device-lock", "probe-blocked-in-sleep"]),
+            ("nr_suspend", "nr_resume", &["device-lock", "system-sleep-phases"]),
             ("nr_suspend", "nr_runtime_resume", KEPT),
             ("nr_probe", "nr_runtime_suspend", KEPT),
             ("nr_probe", "nr_open", KEPT),
@@ -768,6 +768,8 @@ fn every_selected_field_exists_in_the_6_12_headers() {
          #include <linux/netdevice.h>\n#include <linux/ethtool.h>\n#include <linux/blkdev.h>\n#include <linux/fs.h>\n#include <net/nfc/nfc.h>\n\
          #include <linux/timer.h>\n#include <linux/hrtimer.h>\n#include <linux/workqueue.h>\n\
          #include <net/nfc/digital.h>\n#include <linux/phy.h>\n#include <linux/watchdog.h>\n#include <linux/tty.h>\n#include <linux/usb/serial.h>\n\
+         #include <linux/isa.h>\n#include <linux/amba/bus.h>\n#include <linux/auxiliary_bus.h>\n#include <linux/virtio.h>\n#include <linux/pnp.h>\n#include <linux/hid.h>\n\
+         #include <linux/acpi.h>\n#include <linux/mmc/sdio_func.h>\n#include <pcmcia/cistpl.h>\n#include <pcmcia/ds.h>\n\
          void rule_fields(void);\nvoid rule_fields(void)\n{{\n{body}}}\n"
     );
     analyse(&s, "rule_fields.c", &source);
@@ -914,4 +916,130 @@ MODULE_LICENSE("GPL");
             ("once_work", "once_work", &["work-not-reentered"]),
         ],
     );
+}
+
+const PHASES_DRIVER: &str = r#"// A platform watchdog with late/early sleep callbacks and an ISA card.
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/isa.h>
+#include <linux/pm.h>
+#include <linux/watchdog.h>
+
+static int ph_state;
+
+static int ph_suspend_late(struct device *dev) { ph_state = 1; return 0; }
+static int ph_resume_early(struct device *dev) { ph_state = 2; return 0; }
+static int ph_suspend(struct device *dev) { ph_state = 3; return 0; }
+static int ph_runtime_suspend(struct device *dev) { ph_state = 4; return 0; }
+static int ph_both(struct device *dev) { ph_state = 5; return 0; }
+
+static const struct dev_pm_ops ph_pm = {
+	.suspend_late = ph_suspend_late,
+	.resume_early = ph_resume_early,
+	.suspend = ph_suspend,
+	.runtime_suspend = ph_runtime_suspend,
+	.freeze_noirq = ph_both,
+	.runtime_resume = ph_both,
+};
+
+static int ph_set_timeout(struct watchdog_device *wdd, unsigned int t) { wdd->timeout = t; return 0; }
+static int ph_start(struct watchdog_device *wdd) { return 0; }
+static const struct watchdog_ops ph_wdt_ops = {
+	.owner = THIS_MODULE,
+	.start = ph_start,
+	.set_timeout = ph_set_timeout,
+};
+static int ph_start2(struct watchdog_device *wdd) { ph_state = 9; return 0; }
+static int ph_ping2(struct watchdog_device *wdd) { return 0; }
+static const struct watchdog_ops ph_wdt_ops2 = {
+	.owner = THIS_MODULE,
+	.start = ph_start2,
+	.ping = ph_ping2,
+};
+
+static int ph_probe(struct platform_device *pdev) { return 0; }
+static struct platform_driver ph_driver = {
+	.probe = ph_probe,
+	.driver = { .name = "ph", .pm = &ph_pm },
+};
+
+static int ph_isa_probe(struct device *dev, unsigned int id) { ph_state = 6; return 0; }
+static void ph_isa_remove(struct device *dev, unsigned int id) { ph_state = 7; }
+static int ph_isa_match(struct device *dev, unsigned int id) { return ph_state == 0; }
+static int ph_isa_suspend(struct device *dev, unsigned int id, pm_message_t state) { ph_state = 8; return 0; }
+static struct isa_driver ph_isa_driver = {
+	.match = ph_isa_match,
+	.probe = ph_isa_probe,
+	.remove = ph_isa_remove,
+	.suspend = ph_isa_suspend,
+	.driver = { .name = "ph-isa" },
+};
+
+static int __init ph_init(void)
+{
+	int ret = platform_driver_register(&ph_driver);
+	if (ret)
+		return ret;
+	return isa_register_driver(&ph_isa_driver, 2);
+}
+module_init(ph_init);
+MODULE_LICENSE("GPL");
+"#;
+
+#[test]
+fn system_sleep_phases_of_one_device_and_bus_probes_under_the_device_lock() {
+    use racewatch::analyses::pairs::{classify_pairs_exempt, reach_exemptions};
+    let s = session();
+    let dir = std::env::temp_dir().join(format!("racewatch-pairs-phases-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("phases.c");
+    std::fs::write(&file, PHASES_DRIVER).unwrap();
+    let (d, lowered, _) = s.lower(&file, racewatch::frontend::lower::Roots::EntryPoints).expect("lowers");
+    let exempt = reach_exemptions(&d, &lowered.program);
+    let pairs = classify_pairs_exempt(&d, &s.models.serialisation, &exempt);
+    let index = |f: &str| d.entry_points.iter().position(|e| e.function == f).unwrap_or_else(|| panic!("{f} is not an entry point"));
+    let rules = |a: &str, b: &str| -> Vec<String> {
+        let (i, j) = (index(a), index(b));
+        let (first, second) = (i.min(j), i.max(j));
+        pairs.removed.iter().find(|r| r.pair.first == first && r.pair.second == second).map_or_else(Vec::new, |r| r.rules.iter().map(|r| r.name.clone()).collect())
+    };
+    let cases: &[(&str, &str, &[&str])] = &[
+        // The late and early callbacks take no device lock; the phases
+        // still never overlap for one device.
+        ("ph_suspend_late", "ph_suspend_late", &["system-sleep-phases"]),
+        ("ph_suspend_late", "ph_resume_early", &["system-sleep-phases"]),
+        ("ph_suspend", "ph_suspend_late", &["system-sleep-phases"]),
+        ("ph_suspend", "ph_suspend", &["device-lock", "system-sleep-phases"]),
+        // Registered as a runtime callback too: no sleep rule applies.
+        ("ph_both", "ph_suspend_late", KEPT),
+        // Runtime suspend against the sleep phases: the runtime-PM rule.
+        ("ph_runtime_suspend", "ph_suspend_late", &["runtime-suspend-blocked-in-sleep"]),
+        // The ISA bus's probe, remove and legacy suspend run under the
+        // device lock; match does not (__driver_attach calls it first).
+        ("ph_isa_probe", "ph_isa_remove", &["device-lock"]),
+        ("ph_isa_probe", "ph_isa_probe", &["device-lock"]),
+        ("ph_isa_suspend", "ph_isa_probe", &["device-lock", "probe-blocked-in-sleep"]),
+        // No probe runs from dpm_prepare to dpm_complete (device_block_probing),
+        // for any device: the late phases included.
+        ("ph_probe", "ph_suspend_late", &["probe-blocked-in-sleep"]),
+        ("ph_isa_probe", "ph_resume_early", &["probe-blocked-in-sleep"]),
+        ("ph_both", "ph_probe", KEPT),
+        ("ph_isa_suspend", "ph_suspend_late", &["system-sleep-phases"]),
+        ("ph_isa_match", "ph_isa_probe", KEPT),
+        // The watchdog core calls set_timeout only from its ioctl, never
+        // during system sleep; start also from its keepalive worker.
+        ("ph_set_timeout", "ph_suspend_late", &["system-sleep-frozen-user-space"]),
+        ("ph_start", "ph_suspend_late", KEPT),
+        // start with itself: only when its watchdog_ops has a ping (else
+        // the keepalive worker calls start beside watchdog_open's).
+        ("ph_start", "ph_start", KEPT),
+        ("ph_start2", "ph_start2", &["watchdog-start-with-ping"]),
+        ("ph_start2", "ph_ping2", KEPT),
+    ];
+    let problems: Vec<String> = cases
+        .iter()
+        .filter(|(a, b, expected)| rules(a, b) != *expected)
+        .map(|(a, b, expected)| format!("({a}, {b}): expected {expected:?}, got {:?}", rules(a, b)))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

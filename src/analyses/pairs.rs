@@ -137,7 +137,9 @@ pub fn classify_pairs_exempt<'r>(driver: &DriverEntryPoints, rules: &'r [Seriali
     // Per rule and entry point: matches the selected set, the partner set
     // (an exempt entry point matches neither).
     let matching =
-        |r: &SerialisationRule, i: usize, set: &[Selector]| matches_set(&eps[i], set) && !exempt(i, r) && pm_ops_on_bus(r, &eps[i], driver);
+        |r: &SerialisationRule, i: usize, set: &[Selector]| {
+            matches_set(&eps[i], set) && !exempt(i, r) && pm_ops_on_bus(r, &eps[i], driver) && has_required_field(r, &eps[i], driver)
+        };
     let selected: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.selected)).collect()).collect();
     let partners: Vec<Vec<bool>> = rules.iter().map(|r| (0..eps.len()).map(|i| matching(r, i, &r.partners)).collect()).collect();
     let mut out = Pairs::default();
@@ -184,6 +186,22 @@ fn pm_ops_on_bus(rule: &SerialisationRule, entry: &EntryPoint, driver: &DriverEn
             Via::Field { record, .. } if record == "dev_pm_ops" => o.holder.as_ref().is_some_and(|h| driver.pci_pm_ops.contains(h)),
             _ => true,
         })
+}
+
+/// Whether a rule's `requires-field` admits `entry`: every origin of it
+/// stored in a field of a structure variable has a sibling, an origin of
+/// some entry point of the driver stored in the required field of the same
+/// variable and structure. An origin without a variable (a field assigned
+/// at run time) has no sibling the file shows.
+fn has_required_field(rule: &SerialisationRule, entry: &EntryPoint, driver: &DriverEntryPoints) -> bool {
+    let Some(required) = &rule.requires_field else { return true };
+    entry.origins.iter().all(|o| {
+        let Via::Field { record, .. } = &o.via else { return true };
+        let Some(holder) = &o.holder else { return false };
+        driver.entry_points.iter().flat_map(|e| &e.origins).any(|s| {
+            s.holder.as_ref() == Some(holder) && matches!(&s.via, Via::Field { record: r, field } if r == record && field == required)
+        })
+    })
 }
 
 /// Whether the work items of `a` and `b` are all queued on one ordered
@@ -309,6 +327,7 @@ mod tests {
             unless_reaches: Vec::new(),
             same_ordered_workqueue: false,
             pm_ops_bus: None,
+            requires_field: None,
             kernel: "6.12".into(),
             reason: "test".into(),
         }

@@ -13,10 +13,12 @@
 //!   checked with the locks of the accesses it is made of: a read without
 //!   a lock does not hide the lock of every write, and the race report
 //!   names the accesses that conflict with the locks each held;
-//! - `LSX[R][L]`: L was held exclusively at every write to it (only for
-//!   locks with a shared mode): a writer holding L exclusively excludes
-//!   every other holder of L, so reads under the shared mode beside it do
-//!   not matter;
+//! - `LSX[R][L]`: L was held exclusively at every write to it, and
+//!   `LSRX[R][L]` at every read of it (only for locks with a shared mode):
+//!   an access holding L exclusively excludes every other holder of L, so
+//!   a write under the shared mode beside a read under the exclusive one
+//!   (a file's `write` beside another file's `open` that took the
+//!   single-open bit, src/frontend/lower/owned_bits.rs) does not race;
 //! - `READ[R]`, `WRITE[R]`, `AREAD[R]`, `AWRITE[R]`: the watched address
 //!   was read or written, plainly or atomically;
 //! - `SITE[R]` (integer): the access site that last hit it, per read and
@@ -147,6 +149,8 @@ pub struct Ghost {
     pub lsr: BTreeMap<(RegionId, LockId), VarId>,
     /// `LSX[R][L]`, for locks with a shared mode.
     pub lsx: BTreeMap<(RegionId, LockId), VarId>,
+    /// `LSRX[R][L]`, for locks with a shared mode.
+    pub lsrx: BTreeMap<(RegionId, LockId), VarId>,
     /// `LSW[R][L]`.
     pub lsw: BTreeMap<(RegionId, LockId), VarId>,
     /// The last plain read site hitting the watched address.
@@ -215,7 +219,7 @@ impl Ghost {
         for v in self.read.values().chain(self.write.values()).chain(self.aread.values()).chain(self.awrite.values()) {
             out.push((*v, Expr::bool(false)));
         }
-        for v in self.lsr.values().chain(self.lsx.values()).chain(self.lsw.values()) {
+        for v in self.lsr.values().chain(self.lsx.values()).chain(self.lsrx.values()).chain(self.lsw.values()) {
             out.push((*v, Expr::bool(true)));
         }
         for v in self.site_vars() {
@@ -664,6 +668,7 @@ fn declare_ghost(
         awrite: BTreeMap::new(),
         lsr: BTreeMap::new(),
         lsx: BTreeMap::new(),
+        lsrx: BTreeMap::new(),
         lsw: BTreeMap::new(),
         site_read: BTreeMap::new(),
         site_write: BTreeMap::new(),
@@ -707,6 +712,7 @@ fn declare_ghost(
             ghost.selection.ls.insert((r, l), program.add_ghost_global(format!("SELLS_r{n}_l{ln}"), Sort::Bool));
             if ghost.clx.contains_key(&l) {
                 ghost.lsx.insert((r, l), program.add_ghost_global(format!("LSX_r{n}_l{ln}"), Sort::Bool));
+                ghost.lsrx.insert((r, l), program.add_ghost_global(format!("LSRX_r{n}_l{ln}"), Sort::Bool));
                 ghost.selection.lsx.insert((r, l), program.add_ghost_global(format!("SELLSX_r{n}_l{ln}"), Sort::Bool));
             }
         }
@@ -751,15 +757,15 @@ fn record_access(
     let hit = Expr::and(Expr::eq(address.clone(), Expr::var(w)), Expr::var(ghost.live));
     let flag = ghost.flag_var(region, write, atomic);
     out.push(Command::Assign { target: flag, value: Expr::or(Expr::var(flag), hit.clone()), span: None });
-    // The lockset of the access's kind, and at a write the exclusive one.
-    let kind_sets = if write { &ghost.lsw } else { &ghost.lsr };
+    // The locksets of the access's kind, held and held exclusively.
+    let (kind_sets, exclusive_sets) = if write { (&ghost.lsw, &ghost.lsx) } else { (&ghost.lsr, &ghost.lsrx) };
     for (&(r, l), &ls) in kind_sets.range((region, LockId::from_u32(0))..) {
         if r != region {
             break;
         }
         let held = Expr::var(ghost.cls[&l]);
         out.push(Command::Assign { target: ls, value: Expr::and(Expr::var(ls), Expr::or(Expr::not(hit.clone()), held)), span: None });
-        if let (true, Some(&lsx), Some(&clx)) = (write, ghost.lsx.get(&(r, l)), ghost.clx.get(&l)) {
+        if let (Some(&lsx), Some(&clx)) = (exclusive_sets.get(&(r, l)), ghost.clx.get(&l)) {
             let value = Expr::and(Expr::var(lsx), Expr::or(Expr::not(hit.clone()), Expr::var(clx)));
             out.push(Command::Assign { target: lsx, value, span: None });
         }

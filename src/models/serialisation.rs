@@ -35,6 +35,11 @@
 //! `pm-ops-bus="pci"` restricts the entry points registered in a
 //! `dev_pm_ops` to those whose structure only a `struct pci_driver` of the
 //! file refers to (src/frontend/pm_ops.rs).
+//! `requires-field="ping"` admits an entry point only when every
+//! registration of it stored in a structure variable has a sibling in that
+//! variable's `ping` field (some entry point of the driver is stored there):
+//! the kernel calls the function one way or another depending on whether
+//! the structure provides the other operation.
 //! `unless-reaches="f m"` (for the relations that remove pairs) exempts
 //! an entry point from the rule when its code reaches (directly or through
 //! the driver's functions, as lowered) a call of the function `f` or a use
@@ -226,6 +231,11 @@ pub struct SerialisationRule {
     /// of the file refers to (`DriverEntryPoints::pci_pm_ops`,
     /// src/frontend/pm_ops.rs): the PCI bus's own sleep callbacks call it.
     pub pm_ops_bus: Option<String>,
+    /// `requires-field="ping"`: an entry point matches only when every
+    /// registration of it stored in a structure variable (`holder`) has a
+    /// sibling: the same variable also stores a function of the driver in
+    /// that field (a `watchdog_ops` with `.ping` set).
+    pub requires_field: Option<String>,
     /// The kernel version the rule was checked against.
     pub kernel: String,
     /// The kernel mechanism and where the kernel guarantees it.
@@ -266,6 +276,8 @@ pub(super) struct SerialisedXml {
     same_ordered_workqueue: bool,
     #[serde(rename = "@pm-ops-bus")]
     pm_ops_bus: Option<String>,
+    #[serde(rename = "@requires-field")]
+    requires_field: Option<String>,
     #[serde(rename = "@reason")]
     reason: String,
     #[serde(rename = "select", default)]
@@ -390,6 +402,7 @@ pub(super) fn rule(r: SerialisedXml) -> Result<SerialisationRule, String> {
         unless_reaches,
         same_ordered_workqueue: r.same_ordered_workqueue,
         pm_ops_bus: r.pm_ops_bus,
+        requires_field: r.requires_field,
         kernel: r.kernel,
         reason: r.reason,
     })

@@ -240,7 +240,7 @@ pub fn build(lp: &LocksetProgram) -> Summaries {
         quiesced_within: lp.quiesced_within.clone(),
         ..Summaries::default()
     };
-    for v in g.lsr.values().chain(g.lsx.values()).chain(g.lsw.values()) {
+    for v in g.lsr.values().chain(g.lsx.values()).chain(g.lsrx.values()).chain(g.lsw.values()) {
         s.monotone.insert(*v, Monotone::Shrinks);
     }
     for v in g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()) {
@@ -404,7 +404,7 @@ fn ghost_kinds(lp: &LocksetProgram) -> HashMap<VarId, GhostKind> {
     for ((_, l), v) in g.lsr.iter().chain(&g.lsw) {
         kinds.insert(*v, GhostKind::Lockset(g.cls[l]));
     }
-    for ((_, l), v) in &g.lsx {
+    for ((_, l), v) in g.lsx.iter().chain(&g.lsrx) {
         kinds.insert(*v, GhostKind::Lockset(g.clx[l]));
     }
     for v in g.read.values().chain(g.write.values()).chain(g.aread.values()).chain(g.awrite.values()) {

@@ -204,30 +204,30 @@ fn race_condition(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 
     Expr::and_all(vec![runs[0].end.exit_reach.clone(), runs[1].end.exit_reach.clone(), Expr::or_all(unprotected)])
 }
 
-/// Per-region locksets (`LSR`, `LSW`, `LSX`, or the selection's).
+/// Per-region locksets (`LSR`, `LSW`, `LSX`, `LSRX`, or the selection's).
 type LockSets = BTreeMap<(RegionId, crate::ir::LockId), VarId>;
 
 /// Some lock L is held at all the writes (`writes[i]`) or all the reads
 /// of run i to region `r`, for both runs (`LSW` or `LSR`; for a lock with
-/// a shared mode, exclusively at all the writes of a run whose writes
-/// these are, `LSX`: an exclusive writer excludes every other holder),
+/// a shared mode, also exclusively at all those accesses of one of the
+/// runs, `LSX` or `LSRX`: an exclusive holder excludes every other one),
 /// with `value(i, v)` the value of ghost variable v at the end of run i
 /// (none: the lock is not counted).
 pub fn protection(lp: &LocksetProgram, r: RegionId, writes: [bool; 2], value: &mut dyn FnMut(usize, VarId) -> Option<Expr>) -> Expr {
     let g = &lp.ghost;
     let sets = writes.map(|w| if w { &g.lsw } else { &g.lsr });
-    protections_with(lp, r, sets, (&g.lsx, writes), value)
+    let exclusive = writes.map(|w| if w { &g.lsx } else { &g.lsrx });
+    protections_with(lp, r, sets, exclusive, value)
 }
 
 /// Some lock L is in `sets[0]` of the first run and `sets[1]` of the
-/// second (for a lock with a shared mode, also in the `exclusive` set of
-/// one of the runs it marks). A lock without a lockset for R is held at
-/// no access to R.
+/// second (for a lock with a shared mode, also in `exclusive[i]` of one
+/// run i). A lock without a lockset for R is held at no access to R.
 fn protections_with(
     lp: &LocksetProgram,
     r: RegionId,
     sets: [&LockSets; 2],
-    (exclusive, exclusive_of): (&LockSets, [bool; 2]),
+    exclusive: [&LockSets; 2],
     value: &mut dyn FnMut(usize, VarId) -> Option<Expr>,
 ) -> Expr {
     let mut protections = Vec::new();
@@ -235,12 +235,11 @@ fn protections_with(
         let (Some(&a), Some(&b)) = (sets[0].get(&(r, *l)), sets[1].get(&(r, *l))) else { continue };
         let (Some(a), Some(b)) = (value(0, a), value(1, b)) else { continue };
         let both = Expr::and(a, b);
-        match exclusive.get(&(r, *l)) {
-            Some(x) => {
-                let excl: Vec<Expr> = (0..2).filter(|i| exclusive_of[*i]).filter_map(|i| value(i, *x)).collect();
-                protections.push(Expr::and(both, Expr::or_all(excl)));
-            }
-            _ => protections.push(both),
+        if lp.ghost.clx.contains_key(l) {
+            let excl: Vec<Expr> = (0..2).filter_map(|i| exclusive[i].get(&(r, *l)).and_then(|x| value(i, *x))).collect();
+            protections.push(Expr::and(both, Expr::or_all(excl)));
+        } else {
+            protections.push(both);
         }
     }
     Expr::or_all(protections)
@@ -252,7 +251,7 @@ fn selected_race(enc: &mut Encoder<'_>, lp: &LocksetProgram, runs: &[EntryRun; 2
     let [s1, s2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.sel[&r]));
     let [w1, w2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.write[&r]));
     let [a1, a2] = [0, 1].map(|i| at_end(enc, &runs[i], sel.atomic[&r]));
-    let protected = protections_with(lp, r, [&sel.ls, &sel.ls], (&sel.lsx, [true, true]), &mut |i, v| Some(at_end(enc, &runs[i], v)));
+    let protected = protections_with(lp, r, [&sel.ls, &sel.ls], [&sel.lsx, &sel.lsx], &mut |i, v| Some(at_end(enc, &runs[i], v)));
     Expr::and_all(vec![
         runs[0].end.exit_reach.clone(),
         runs[1].end.exit_reach.clone(),

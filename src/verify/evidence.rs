@@ -42,8 +42,8 @@ pub(super) struct ModelView {
     flags: HashMap<(bool, bool), Option<bool>>,
     /// The locksets, by (over the writes, lock): `LSW` or `LSR`.
     ls: HashMap<(bool, crate::ir::LockId), Option<bool>>,
-    /// `LSX`, by lock.
-    lsx: HashMap<crate::ir::LockId, Option<bool>>,
+    /// The exclusive locksets, by (over the writes, lock): `LSX` or `LSRX`.
+    lsx: HashMap<(bool, crate::ir::LockId), Option<bool>>,
 }
 
 /// The four kinds of access, as (write, atomic).
@@ -66,7 +66,8 @@ impl ModelView {
         for l in g.cls.keys() {
             ls.insert((true, *l), bool_of(g.lsw.get(&(r, *l))));
             ls.insert((false, *l), bool_of(g.lsr.get(&(r, *l))));
-            lsx.insert(*l, bool_of(g.lsx.get(&(r, *l))));
+            lsx.insert((true, *l), bool_of(g.lsx.get(&(r, *l))));
+            lsx.insert((false, *l), bool_of(g.lsrx.get(&(r, *l))));
         }
         ModelView { sites, flags, ls, lsx }
     }
@@ -84,13 +85,13 @@ fn seen_races(lp: &LocksetProgram, r: crate::ir::RegionId, seen: &[ModelView; 2]
     kinds.into_iter().filter(|k| conflicts(first, *k)).any(|k| {
         let protected = lp.ghost.cls.keys().any(|l| {
             let held = |i: usize, w: bool| seen[i].ls.get(&(w, *l)).copied().flatten();
-            let exclusive = |i: usize| seen[i].lsx.get(l).copied().flatten();
+            let exclusive = |i: usize, w: bool| seen[i].lsx.get(&(w, *l)).copied().flatten();
             let has_lsx = lp.ghost.lsx.contains_key(&(r, *l));
             // An unknown value counts as protecting, so that the start is
             // never a pair the model does not show unprotected.
             let both = held(0, first.0) != Some(false) && held(1, k.0) != Some(false);
-            // Only a writer's exclusive hold counts (`LSX` is over the writes).
-            let exclusive = (first.0 && exclusive(0) != Some(false)) || (k.0 && exclusive(1) != Some(false));
+            // Either access's exclusive hold excludes the other holder.
+            let exclusive = exclusive(0, first.0) != Some(false) || exclusive(1, k.0) != Some(false);
             both && (!has_lsx || exclusive)
         });
         !protected
