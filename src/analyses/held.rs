@@ -15,7 +15,11 @@
 //! pseudo locks it runs holding; this too is iterated to a fixpoint.
 //!
 //! The result, per region, is the set of locks possibly held at some
-//! access to it.
+//! access to it, and, per region and kind of access (read, write), the
+//! locks possibly held exclusively at one. An exclusive hold is tracked as
+//! a second token of the lock ([`exclusive_token`]): an exclusive `lock`,
+//! `trylock` or trusted annotation adds both, a shared one only the lock,
+//! an `unlock` removes both.
 //!
 //! # Use and soundness
 //!
@@ -31,15 +35,34 @@
 //! size: a region is typically accessed under one lock or none, while the
 //! instrumentation otherwise tracks every lock for every region.
 
-use crate::ir::{BlockId, Command, LockId, ProcId, Program, RegionId, Terminator};
+use crate::ir::{BlockId, Command, LockId, LockMode, ProcId, Program, RegionId, Terminator};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Locks as a set.
+/// Locks as a set (with the exclusive tokens, inside the analysis).
 type Held = BTreeSet<LockId>;
 
+/// Where the exclusive tokens' ids start: far above any lock's id.
+const EXCLUSIVE_BASE: u32 = 1 << 30;
+
+/// The token standing for "`lock` held exclusively".
+pub fn exclusive_token(lock: LockId) -> LockId {
+    LockId::from_u32(lock.as_u32() | EXCLUSIVE_BASE)
+}
+
+/// What [`locks_at_accesses`] finds.
+#[derive(Debug, Default)]
+pub struct LocksAt {
+    /// Per region, the locks possibly held (any mode) at some access.
+    pub any: BTreeMap<RegionId, Held>,
+    /// Per region and kind of access (`true`: a write), the locks possibly
+    /// held exclusively at some access of that kind.
+    pub exclusive: BTreeMap<(RegionId, bool), Held>,
+}
+
 /// The locks possibly held at some access to each shared region, given the
-/// entry points' procedures and the pseudo locks each runs holding.
-pub fn locks_at_accesses(program: &Program, roots: &[(ProcId, Held)]) -> BTreeMap<RegionId, Held> {
+/// entry points' procedures and the pseudo locks each runs holding (with
+/// the [`exclusive_token`] of each it holds exclusively).
+pub fn locks_at_accesses(program: &Program, roots: &[(ProcId, Held)]) -> LocksAt {
     let reached = reachable(program, roots.iter().map(|(p, _)| *p));
     // What each procedure may still hold at its return, having taken it.
     let mut keeps: BTreeMap<ProcId, Held> = BTreeMap::new();
@@ -83,13 +106,21 @@ pub fn locks_at_accesses(program: &Program, roots: &[(ProcId, Held)]) -> BTreeMa
         }
     }
     // The locks at every access.
-    let mut out: BTreeMap<RegionId, Held> = BTreeMap::new();
+    let mut out = LocksAt::default();
     for &p in &reached {
         let start = entry.get(&p).cloned().unwrap_or_default();
         flow(program, p, &start, &keeps, &mut |c, held| {
-            if let Command::Load { region, .. } | Command::Store { region, .. } = c {
-                out.entry(*region).or_default().extend(held.iter().copied());
-            }
+            let (region, write) = match c {
+                Command::Load { region, .. } => (*region, false),
+                Command::Store { region, .. } => (*region, true),
+                _ => return,
+            };
+            let (exclusive, any): (Vec<LockId>, Vec<LockId>) = held.iter().partition(|l| l.as_u32() & EXCLUSIVE_BASE != 0);
+            out.any.entry(region).or_default().extend(any);
+            out.exclusive
+                .entry((region, write))
+                .or_default()
+                .extend(exclusive.into_iter().map(|t| LockId::from_u32(t.as_u32() & !EXCLUSIVE_BASE)));
         });
     }
     out
@@ -168,11 +199,21 @@ fn transfer<'c>(
     for c in commands {
         visit(c, &held);
         match c {
-            Command::Lock { lock, .. } | Command::TryLock { lock, .. } | Command::HeldAnnotation { lock, trusted: true, .. } => {
+            Command::Lock { lock, mode, .. } | Command::TryLock { lock, mode, .. } => {
                 held.insert(*lock);
+                if *mode == LockMode::Exclusive {
+                    held.insert(exclusive_token(*lock));
+                }
+            }
+            Command::HeldAnnotation { lock, mode, trusted: true, .. } => {
+                held.insert(*lock);
+                if *mode == Some(LockMode::Exclusive) {
+                    held.insert(exclusive_token(*lock));
+                }
             }
             Command::Unlock { lock, .. } => {
                 held.remove(lock);
+                held.remove(&exclusive_token(*lock));
             }
             Command::Call { procedure, .. } => {
                 if let Some(k) = keeps.get(procedure) {

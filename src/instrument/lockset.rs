@@ -499,8 +499,15 @@ pub fn instrument(lowered: &Program, held: &[BTreeSet<LockId>]) -> LocksetProgra
         .zip(lowered.entry_points.values())
         .enumerate()
         .map(|(i, (e, info))| {
-            let mut locks = held.get(i).cloned().unwrap_or_default();
-            locks.extend(info.held_by_object.iter().map(|(l, _)| *l));
+            // The kernel's locks are held exclusively (src/vcgen/pair.rs).
+            let kernel = held.get(i).cloned().unwrap_or_default();
+            let mut locks: BTreeSet<LockId> = kernel.iter().flat_map(|l| [*l, crate::analyses::held::exclusive_token(*l)]).collect();
+            for (l, mode) in &info.held_by_object {
+                locks.insert(*l);
+                if *mode == LockMode::Exclusive {
+                    locks.insert(crate::analyses::held::exclusive_token(*l));
+                }
+            }
             (e.procedure, locks)
         })
         .collect();
@@ -652,13 +659,11 @@ fn touched(lowered: &Program, procs: &[ProcId]) -> (BTreeSet<RegionId>, Vec<(Opt
 }
 
 /// The ghost variables; `LSR[R][L]`, `LSW[R][L]` only for the locks possibly held at an
-/// access to R ([`crate::analyses::held`]: another lock cannot protect R).
-fn declare_ghost(
-    program: &mut Program,
-    lowered: &Program,
-    regions: &BTreeSet<RegionId>,
-    locks_at: &BTreeMap<RegionId, BTreeSet<LockId>>,
-) -> Ghost {
+/// access to R ([`crate::analyses::held`]: another lock cannot protect R),
+/// and `LSX[R][L]`, `LSRX[R][L]` only for a lock possibly held exclusively
+/// at a write, a read of R (without one the variable would be false once
+/// that kind of access hit, which a missing variable means too).
+fn declare_ghost(program: &mut Program, lowered: &Program, regions: &BTreeSet<RegionId>, locks_at: &crate::analyses::held::LocksAt) -> Ghost {
     let mut ghost = Ghost {
         cls: BTreeMap::new(),
         clx: BTreeMap::new(),
@@ -705,14 +710,19 @@ fn declare_ghost(
         sel.sel.insert(r, program.add_ghost_global(format!("SEL_r{n}"), Sort::Bool));
         sel.write.insert(r, program.add_ghost_global(format!("SELW_r{n}"), Sort::Bool));
         sel.atomic.insert(r, program.add_ghost_global(format!("SELA_r{n}"), Sort::Bool));
-        for &l in locks_at.get(&r).into_iter().flatten() {
+        let exclusive_at = |write: bool, l: LockId| locks_at.exclusive.get(&(r, write)).is_some_and(|x| x.contains(&l));
+        for &l in locks_at.any.get(&r).into_iter().flatten() {
             let ln = l.as_u32();
             ghost.lsr.insert((r, l), program.add_ghost_global(format!("LSR_r{n}_l{ln}"), Sort::Bool));
             ghost.lsw.insert((r, l), program.add_ghost_global(format!("LSW_r{n}_l{ln}"), Sort::Bool));
             ghost.selection.ls.insert((r, l), program.add_ghost_global(format!("SELLS_r{n}_l{ln}"), Sort::Bool));
             if ghost.clx.contains_key(&l) {
-                ghost.lsx.insert((r, l), program.add_ghost_global(format!("LSX_r{n}_l{ln}"), Sort::Bool));
-                ghost.lsrx.insert((r, l), program.add_ghost_global(format!("LSRX_r{n}_l{ln}"), Sort::Bool));
+                if exclusive_at(true, l) {
+                    ghost.lsx.insert((r, l), program.add_ghost_global(format!("LSX_r{n}_l{ln}"), Sort::Bool));
+                }
+                if exclusive_at(false, l) {
+                    ghost.lsrx.insert((r, l), program.add_ghost_global(format!("LSRX_r{n}_l{ln}"), Sort::Bool));
+                }
                 ghost.selection.lsx.insert((r, l), program.add_ghost_global(format!("SELLSX_r{n}_l{ln}"), Sort::Bool));
             }
         }

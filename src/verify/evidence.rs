@@ -66,8 +66,13 @@ impl ModelView {
         for l in g.cls.keys() {
             ls.insert((true, *l), bool_of(g.lsw.get(&(r, *l))));
             ls.insert((false, *l), bool_of(g.lsr.get(&(r, *l))));
-            lsx.insert((true, *l), bool_of(g.lsx.get(&(r, *l))));
-            lsx.insert((false, *l), bool_of(g.lsrx.get(&(r, *l))));
+            // No variable: never held exclusively at that kind of access.
+            let mut exclusive = |sets: &std::collections::BTreeMap<(crate::ir::RegionId, crate::ir::LockId), VarId>| match sets.get(&(r, *l)) {
+                Some(v) => bool_of(Some(v)),
+                None => Some(false),
+            };
+            lsx.insert((true, *l), exclusive(&g.lsx));
+            lsx.insert((false, *l), exclusive(&g.lsrx));
         }
         ModelView { sites, flags, ls, lsx }
     }
@@ -77,7 +82,7 @@ impl ModelView {
 /// run conflicts with one of kind `second` (any kind the second run made,
 /// if none) with no lock protecting the two: a start for the descent that
 /// needs no check. Unknown values answer no.
-fn seen_races(lp: &LocksetProgram, r: crate::ir::RegionId, seen: &[ModelView; 2], first: (bool, bool), second: Option<(bool, bool)>) -> bool {
+fn seen_races(lp: &LocksetProgram, seen: &[ModelView; 2], first: (bool, bool), second: Option<(bool, bool)>) -> bool {
     let kinds: Vec<(bool, bool)> = match second {
         Some(k) => vec![k],
         None => KINDS.into_iter().filter(|k| seen[1].flags.get(k).copied().flatten() == Some(true)).collect(),
@@ -86,7 +91,7 @@ fn seen_races(lp: &LocksetProgram, r: crate::ir::RegionId, seen: &[ModelView; 2]
         let protected = lp.ghost.cls.keys().any(|l| {
             let held = |i: usize, w: bool| seen[i].ls.get(&(w, *l)).copied().flatten();
             let exclusive = |i: usize, w: bool| seen[i].lsx.get(&(w, *l)).copied().flatten();
-            let has_lsx = lp.ghost.lsx.contains_key(&(r, *l));
+            let has_lsx = lp.ghost.clx.contains_key(l);
             // An unknown value counts as protecting, so that the start is
             // never a pair the model does not show unprotected.
             let both = held(0, first.0) != Some(false) && held(1, k.0) != Some(false);
@@ -203,7 +208,7 @@ pub(super) fn canonical_evidence<S: PairSolver>(
                 options.iter().position(|(_, site, number)| {
                     let kind = (site.write, site.atomic);
                     let value = seen.sites.get(&kind).copied().flatten();
-                    value == Some(*number as i128) && seen_races(lp, r, seen_both, first_kind.unwrap_or(kind), first_kind.map(|_| kind))
+                    value == Some(*number as i128) && seen_races(lp, seen_both, first_kind.unwrap_or(kind), first_kind.map(|_| kind))
                 })
             })
             .flatten();
