@@ -65,6 +65,37 @@ fn check(session: &Session, d: &DriverEntryPoints, cases: &[(&str, &str, &[&str]
 
 const KEPT: &[&str] = &[];
 
+/// The pairs of a driver as `racewatch check` classifies them: lowered, so
+/// that the rules' `unless-reaches` and `unless-called` apply.
+struct LoweredPairs {
+    /// The entry points' functions, by index.
+    functions: Vec<String>,
+    /// The rules removing each pair (first index ≤ second).
+    removed: std::collections::HashMap<(usize, usize), Vec<String>>,
+}
+
+impl LoweredPairs {
+    fn of(session: &Session, name: &str, source: &str) -> LoweredPairs {
+        use racewatch::analyses::pairs::{classify_pairs_exempt, reach_exemptions};
+        let dir = std::env::temp_dir().join(format!("racewatch-pairs-lowered-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(name);
+        std::fs::write(&file, source).unwrap();
+        let (d, lowered, _) = session.lower(&file, racewatch::frontend::lower::Roots::EntryPoints).expect("lowers");
+        let exempt = reach_exemptions(&d, &lowered.program);
+        let pairs = classify_pairs_exempt(&d, &session.models.serialisation, &exempt);
+        let removed = pairs.removed.iter().map(|r| ((r.pair.first, r.pair.second), r.rules.iter().map(|r| r.name.clone()).collect())).collect();
+        LoweredPairs { functions: d.entry_points.iter().map(|e| e.function.clone()).collect(), removed }
+    }
+
+    /// The rules removing the pair of `a` and `b` (none: kept).
+    fn rules(&self, a: &str, b: &str) -> Vec<String> {
+        let index = |f: &str| self.functions.iter().position(|g| g == f).unwrap_or_else(|| panic!("{f} is not an entry point"));
+        let (i, j) = (index(a), index(b));
+        self.removed.get(&(i.min(j), i.max(j))).cloned().unwrap_or_default()
+    }
+}
+
 const NET_DRIVER: &str = r#"// A PCI network driver exercising the net, device-lock and runtime-PM rules.
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -698,21 +729,9 @@ MODULE_LICENSE("GPL");
 
 #[test]
 fn system_sleep_against_user_space_unless_the_entry_point_sleeps_freezably() {
-    use racewatch::analyses::pairs::{classify_pairs_exempt, reach_exemptions};
     let s = session();
-    let dir = std::env::temp_dir().join(format!("racewatch-pairs-sleep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("sleep.c");
-    std::fs::write(&file, SLEEP_DRIVER).unwrap();
-    let (d, lowered, _) = s.lower(&file, racewatch::frontend::lower::Roots::EntryPoints).expect("lowers");
-    let exempt = reach_exemptions(&d, &lowered.program);
-    let pairs = classify_pairs_exempt(&d, &s.models.serialisation, &exempt);
-    let index = |f: &str| d.entry_points.iter().position(|e| e.function == f).unwrap_or_else(|| panic!("{f} is not an entry point"));
-    let rules = |a: &str, b: &str| -> Vec<String> {
-        let (i, j) = (index(a), index(b));
-        let (first, second) = (i.min(j), i.max(j));
-        pairs.removed.iter().find(|r| r.pair.first == first && r.pair.second == second).map_or_else(Vec::new, |r| r.rules.iter().map(|r| r.name.clone()).collect())
-    };
+    let lowered = LoweredPairs::of(&s, "sleep.c", SLEEP_DRIVER);
+    let rules = |a: &str, b: &str| lowered.rules(a, b);
     let rule = vec!["system-sleep-frozen-user-space".to_string()];
     assert_eq!(rules("sl_write", "sl_resume"), rule);
     assert_eq!(rules("sl_write", "sl_suspend"), rule);
@@ -988,21 +1007,8 @@ MODULE_LICENSE("GPL");
 
 #[test]
 fn system_sleep_phases_of_one_device_and_bus_probes_under_the_device_lock() {
-    use racewatch::analyses::pairs::{classify_pairs_exempt, reach_exemptions};
     let s = session();
-    let dir = std::env::temp_dir().join(format!("racewatch-pairs-phases-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("phases.c");
-    std::fs::write(&file, PHASES_DRIVER).unwrap();
-    let (d, lowered, _) = s.lower(&file, racewatch::frontend::lower::Roots::EntryPoints).expect("lowers");
-    let exempt = reach_exemptions(&d, &lowered.program);
-    let pairs = classify_pairs_exempt(&d, &s.models.serialisation, &exempt);
-    let index = |f: &str| d.entry_points.iter().position(|e| e.function == f).unwrap_or_else(|| panic!("{f} is not an entry point"));
-    let rules = |a: &str, b: &str| -> Vec<String> {
-        let (i, j) = (index(a), index(b));
-        let (first, second) = (i.min(j), i.max(j));
-        pairs.removed.iter().find(|r| r.pair.first == first && r.pair.second == second).map_or_else(Vec::new, |r| r.rules.iter().map(|r| r.name.clone()).collect())
-    };
+    let lowered = LoweredPairs::of(&s, "phases.c", PHASES_DRIVER);
     let cases: &[(&str, &str, &[&str])] = &[
         // The late and early callbacks take no device lock; the phases
         // still never overlap for one device.
@@ -1038,8 +1044,8 @@ fn system_sleep_phases_of_one_device_and_bus_probes_under_the_device_lock() {
     ];
     let problems: Vec<String> = cases
         .iter()
-        .filter(|(a, b, expected)| rules(a, b) != *expected)
-        .map(|(a, b, expected)| format!("({a}, {b}): expected {expected:?}, got {:?}", rules(a, b)))
+        .filter(|(a, b, expected)| lowered.rules(a, b) != *expected)
+        .map(|(a, b, expected)| format!("({a}, {b}): expected {expected:?}, got {:?}", lowered.rules(a, b)))
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -91,13 +91,13 @@ fn seen_races(lp: &LocksetProgram, seen: &[ModelView; 2], first: (bool, bool), s
         let protected = lp.ghost.cls.keys().any(|l| {
             let held = |i: usize, w: bool| seen[i].ls.get(&(w, *l)).copied().flatten();
             let exclusive = |i: usize, w: bool| seen[i].lsx.get(&(w, *l)).copied().flatten();
-            let has_lsx = lp.ghost.clx.contains_key(l);
+            let shared_mode = lp.ghost.clx.contains_key(l);
             // An unknown value counts as protecting, so that the start is
             // never a pair the model does not show unprotected.
             let both = held(0, first.0) != Some(false) && held(1, k.0) != Some(false);
             // Either access's exclusive hold excludes the other holder.
             let exclusive = exclusive(0, first.0) != Some(false) || exclusive(1, k.0) != Some(false);
-            both && (!has_lsx || exclusive)
+            both && (!shared_mode || exclusive)
         });
         !protected
     })
