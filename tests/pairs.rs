@@ -1041,6 +1041,11 @@ fn system_sleep_phases_of_one_device_and_bus_probes_under_the_device_lock() {
         ("ph_start", "ph_start", KEPT),
         ("ph_start2", "ph_start2", &["watchdog-start-with-ping"]),
         ("ph_start2", "ph_ping2", KEPT),
+        // With a ping, only open and the ioctl call start: never during
+        // system sleep (the sleep side needs no ping of its own).
+        ("ph_start2", "ph_suspend_late", &["system-sleep-frozen-watchdog-start"]),
+        ("ph_start2", "ph_suspend", &["system-sleep-frozen-watchdog-start"]),
+        ("ph_ping2", "ph_suspend_late", KEPT),
     ];
     let problems: Vec<String> = cases
         .iter()

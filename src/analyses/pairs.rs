@@ -195,8 +195,16 @@ fn pm_ops_on_bus(rule: &SerialisationRule, entry: &EntryPoint, driver: &DriverEn
 /// at run time) has no sibling the file shows.
 fn has_required_field(rule: &SerialisationRule, entry: &EntryPoint, driver: &DriverEntryPoints) -> bool {
     let Some(required) = &rule.requires_field else { return true };
+    // `watchdog_ops.ping` asks only of the registrations in that structure.
+    let (only, required) = match required.split_once('.') {
+        Some((record, field)) => (Some(record), field),
+        None => (None, required.as_str()),
+    };
     entry.origins.iter().all(|o| {
         let Via::Field { record, .. } = &o.via else { return true };
+        if only.is_some_and(|r| r != record) {
+            return true;
+        }
         let Some(holder) = &o.holder else { return false };
         driver.entry_points.iter().flat_map(|e| &e.origins).any(|s| {
             s.holder.as_ref() == Some(holder) && matches!(&s.via, Via::Field { record: r, field } if r == record && field == required)

@@ -60,8 +60,12 @@
 //! address is derived from it only through that procedure's variables,
 //! made at a point every path from the allocation (the declaration)
 //! reaches without a command that may publish it (a forward must-analysis
-//! per procedure, intraprocedural: a callee's accesses stay checked). A
-//! value stored into such an unpublished object is published with it.
+//! per procedure). A callee's accesses through a parameter that receives
+//! the unpublished object are private too when the lowering seeds that
+//! parameter ([`FreshParam`], src/frontend/lower/fresh_callees.rs: one call
+//! site, a parameter the callee never publishes), the callee's analysis
+//! then starting with the parameter holding the object. A value stored
+//! into such an unpublished object is published with it.
 //!
 //! # Soundness
 //!
@@ -117,6 +121,44 @@ pub struct PrivateParam {
     pub index: usize,
     /// How the output names it: `file_operations.read argument 3`.
     pub label: String,
+}
+
+/// A parameter whose procedure every call passes an unpublished fresh
+/// object that the procedure never publishes (found by [`fresh_calls`]):
+/// the procedure's accesses through it are private like the caller's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreshParam {
+    /// The procedure.
+    pub procedure: ProcId,
+    /// 0-based parameter index.
+    pub index: usize,
+    /// The object's source: the allocation's result variable or the
+    /// local's address variable, as in [`Facts`].
+    pub source: VarId,
+}
+
+/// A call that passes unpublished fresh objects to parameters its callee
+/// never publishes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreshCall {
+    /// The calling procedure.
+    pub caller: ProcId,
+    /// The call's block.
+    pub block: BlockId,
+    /// The call's index in its block.
+    pub index: usize,
+    /// The procedure called.
+    pub callee: ProcId,
+    /// The parameters, each with its object's source variable.
+    pub params: Vec<(usize, VarId)>,
+}
+
+/// The calls that pass unpublished fresh objects to parameters their
+/// callees never publish, given the parameters already seeded.
+pub fn fresh_calls(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entries: &[ProcId], params: &[PrivateParam], seeds: &[FreshParam]) -> Vec<FreshCall> {
+    let (st, _) = values(program, facts, opaque, entries, params);
+    let entry_set: BTreeSet<ProcId> = entries.iter().copied().collect();
+    fresh_sites(&st, facts, &entry_set, seeds).1
 }
 
 /// What the analysis found, for `--verbose` and the tests.
@@ -266,7 +308,15 @@ pub struct PrivateAccesses {
 /// Runs the analysis. `opaque` are the uninterpreted functions that stand
 /// for kernel functions (model results), `entries` the entry points'
 /// procedures, `params` their per-call private parameters.
-pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entries: &[ProcId], params: &[PrivateParam]) -> PrivateAccesses {
+pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entries: &[ProcId], params: &[PrivateParam], seeds: &[FreshParam]) -> PrivateAccesses {
+    let (st, sources) = values(program, facts, opaque, entries, params);
+    let entry_set: BTreeSet<ProcId> = entries.iter().copied().collect();
+    escapes_and_sites(&st, &sources, facts, &entry_set, seeds)
+}
+
+/// The flow-insensitive values of the program's variables, with the
+/// sources they are numbered by.
+fn values<'a>(program: &'a Program, facts: &Facts, opaque: BTreeSet<FuncId>, entries: &[ProcId], params: &[PrivateParam]) -> (State<'a>, Vec<(Source, String)>) {
     let mut sources: Vec<(Source, String)> = Vec::new();
     let mut seeded = BTreeMap::new();
     for (v, name) in &facts.allocations {
@@ -330,6 +380,12 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
             break;
         }
     }
+    (st, sources)
+}
+
+/// The escapes, then the private accesses of both rules.
+fn escapes_and_sites(st: &State<'_>, sources: &[(Source, String)], facts: &Facts, entry_set: &BTreeSet<ProcId>, seeds: &[FreshParam]) -> PrivateAccesses {
+    let program = st.program;
     // Escapes, and the edges "stored into".
     let mut escaped: BTreeSet<u32> = BTreeSet::new();
     let mut edges: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
@@ -408,7 +464,7 @@ pub fn analyse(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entri
     }
     // The flow-sensitive rule: accesses to a fresh allocation or an
     // address-taken local before it may be published.
-    for (site, source) in fresh_sites(&st, facts) {
+    for (site, source) in fresh_sites(st, facts, entry_set, seeds).0 {
         if sites.insert(site) {
             report.accesses += 1;
             let label = match sources.get(source as usize) {
@@ -491,6 +547,11 @@ struct FreshCtx<'a, 'b> {
     kept: BTreeMap<(ProcId, BlockId), Vec<(usize, &'a Expr)>>,
     /// The parameters a procedure of the driver may publish.
     publishing: BTreeSet<(ProcId, usize)>,
+    /// Each source's variable (the allocation's result, the local's
+    /// address), by number.
+    source_vars: Vec<VarId>,
+    /// The entry points' procedures.
+    entries: &'a BTreeSet<ProcId>,
 }
 
 /// The position of the next command of a block, counted without the
@@ -554,6 +615,14 @@ impl FreshCtx<'_, '_> {
         }
         fresh.vars.retain(|_, s| !closed.contains(s));
         fresh.published.extend(closed.iter().filter(|s| self.locals.contains(s)));
+    }
+
+    /// Whether parameter `j` of `callee`, called from `caller`, may start
+    /// as an unpublished object: the callee has a body, takes the
+    /// parameter, never publishes it, and the kernel never calls it.
+    fn seedable(&self, caller: ProcId, callee: ProcId, j: usize) -> bool {
+        let q = &self.st.program.procedures[callee];
+        q.body && callee != caller && j < q.params.len() && !self.publishing.contains(&(callee, j)) && !self.entries.contains(&callee)
     }
 
     /// One command's effect.
@@ -639,7 +708,7 @@ impl FreshCtx<'_, '_> {
 
     /// Runs a block from its entry state; records its accesses through
     /// unpublished fresh objects in `sites` when given.
-    fn block(&self, p: ProcId, b: BlockId, mut fresh: FreshVars, mut sites: Option<&mut Sites>) -> FreshVars {
+    fn block(&self, p: ProcId, b: BlockId, mut fresh: FreshVars, mut sites: Option<&mut Sites>, mut calls: Option<&mut Vec<FreshCall>>) -> FreshVars {
         let kept = self.kept.get(&(p, b));
         let mut position = 0;
         let commands = &self.st.program.procedures[p].blocks[b].commands;
@@ -654,6 +723,20 @@ impl FreshCtx<'_, '_> {
                     if let Derived::Fresh(s) = self.derived(&fresh, address) {
                         sites.insert((p, b, i), s);
                     }
+                }
+            }
+            if let (Some(calls), Command::Call { procedure, args, .. }) = (calls.as_deref_mut(), c) {
+                let params: Vec<(usize, VarId)> = args
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| self.seedable(p, *procedure, *j))
+                    .filter_map(|(j, a)| match self.derived(&fresh, a) {
+                        Derived::Fresh(s) => Some((j, self.source_vars[s as usize])),
+                        _ => None,
+                    })
+                    .collect();
+                if !params.is_empty() {
+                    calls.push(FreshCall { caller: p, block: b, index: i, callee: *procedure, params });
                 }
             }
             self.transfer(&mut fresh, c);
@@ -671,11 +754,14 @@ impl FreshCtx<'_, '_> {
 }
 
 /// The flow-sensitive rule for fresh allocations and address-taken
-/// locals, intraprocedural: in the procedure that allocates (declares), an
-/// access whose address is derived only from the object through the
-/// procedure's own variables (never through memory), at a point every path
-/// reaches from the allocation (the declaration's havoc of the local's
-/// address) without a command that may publish the object. A forward
+/// locals: in the procedure that allocates (declares), or that receives
+/// the object at a seeded parameter (`seeds`), an access whose address is
+/// derived only from the object through the procedure's own variables
+/// (never through memory), at a point every path reaches from the
+/// allocation (the declaration's havoc of the local's address; the entry,
+/// for a seeded parameter) without a command that may publish the object.
+/// Also the calls that pass such an object to a parameter that could be
+/// seeded (`FreshCtx::seedable`), for src/frontend/lower/fresh_callees.rs. A forward
 /// must-analysis per procedure: the state maps each local variable to the
 /// source whose current, unpublished object it points into; paths meet by
 /// intersection. May publish (every source the flow-insensitive values
@@ -691,9 +777,10 @@ impl FreshCtx<'_, '_> {
 /// never stands for the new object; a local's declaration reached again
 /// after the local may have been published starts nothing (the same frame
 /// slot, which a kept pointer may still reach).
-fn fresh_sites(st: &State<'_>, facts: &Facts) -> Sites {
+fn fresh_sites(st: &State<'_>, facts: &Facts, entries: &BTreeSet<ProcId>, seeds: &[FreshParam]) -> (Sites, Vec<FreshCall>) {
     // The sources' numbering of `analyse`: allocations, then locals.
     let mut allocation: BTreeMap<VarId, u32> = facts.allocations.iter().enumerate().map(|(i, (v, _))| (*v, i as u32)).collect();
+    let source_vars: Vec<VarId> = facts.allocations.iter().map(|(v, _)| *v).chain(facts.locals.iter().copied()).collect();
     let first_local = facts.allocations.len();
     let mut locals = BTreeSet::new();
     for (j, v) in facts.locals.iter().enumerate() {
@@ -707,20 +794,29 @@ fn fresh_sites(st: &State<'_>, facts: &Facts) -> Sites {
     }
     let program = st.program;
     let publishing = publishing_params(program, &st.seeded, &kept);
-    let ctx = FreshCtx { st, allocation, locals, kept, publishing };
+    let ctx = FreshCtx { st, allocation, locals, kept, publishing, source_vars, entries };
     let mut sites = Sites::new();
+    let mut calls = Vec::new();
     for (id, p) in program.procedures.iter() {
         if !p.body {
             continue;
         }
+        // A parameter that every call passes an unpublished object its
+        // callee never publishes starts as that object.
+        let mut start = FreshVars::default();
+        for seed in seeds.iter().filter(|s| s.procedure == id) {
+            if let (Some(param), Some(s)) = (p.params.get(seed.index), ctx.allocation.get(&seed.source)) {
+                start.insert(*param, *s);
+            }
+        }
         let allocates = p.locals.iter().any(|v| ctx.allocation.contains_key(v));
-        if !allocates {
+        if !allocates && start.vars.is_empty() {
             continue;
         }
-        let mut entry: BTreeMap<BlockId, FreshVars> = BTreeMap::from([(p.entry, FreshVars::default())]);
+        let mut entry: BTreeMap<BlockId, FreshVars> = BTreeMap::from([(p.entry, start)]);
         let mut work = vec![p.entry];
         while let Some(b) = work.pop() {
-            let out = ctx.block(id, b, entry[&b].clone(), None);
+            let out = ctx.block(id, b, entry[&b].clone(), None, None);
             if let crate::ir::Terminator::Goto(targets) = &p.blocks[b].terminator {
                 for t in targets {
                     let next = match entry.get(t) {
@@ -735,10 +831,10 @@ fn fresh_sites(st: &State<'_>, facts: &Facts) -> Sites {
             }
         }
         for (b, fresh) in entry {
-            ctx.block(id, b, fresh, Some(&mut sites));
+            ctx.block(id, b, fresh, Some(&mut sites), Some(&mut calls));
         }
     }
-    sites
+    (sites, calls)
 }
 
 /// One command's effect on the variables' values; whether anything grew.

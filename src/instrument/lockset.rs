@@ -737,7 +737,7 @@ fn instrument_procedure(cx: &mut Context<'_>, program: &mut Program, lowered: &P
     for (_, block) in original.blocks.iter() {
         let mut commands = Vec::new();
         for c in &block.commands {
-            instrument_command(cx, c, (p, &original.name), &mut commands);
+            instrument_command(cx, c, (p, crate::ir::Procedure::source_name(&original.name)), &mut commands);
         }
         blocks.push(crate::ir::Block { commands, terminator: block.terminator.clone() });
     }

@@ -93,3 +93,82 @@ impl Command {
         }
     }
 }
+
+/// The suffix of a procedure cloned by [`super::Program::clone_procedure`],
+/// before its number.
+const CLONE_SUFFIX: &str = "__rw_copy";
+
+impl super::Program {
+    /// Adds a copy of procedure `p` with its own parameters, returns and
+    /// locals (and their facts for the precise phase), named apart; calls
+    /// inside it name the same callees. Returns the copy and the map from
+    /// the original's variables to the copy's.
+    pub fn clone_procedure(&mut self, p: ProcId) -> (ProcId, std::collections::BTreeMap<VarId, VarId>) {
+        use super::program::{Procedure, Scope};
+        let original = self.procedures[p].clone();
+        let base = super::Procedure::source_name(&original.name).to_string();
+        let mut n = 1;
+        let name = loop {
+            let name = format!("{base}{CLONE_SUFFIX}{n}");
+            if !self.procedures.values().any(|q| q.name == name) {
+                break name;
+            }
+            n += 1;
+        };
+        let id = self.procedures.push(Procedure::declaration(name));
+        let mut map = std::collections::BTreeMap::new();
+        for v in original.params.iter().chain(&original.returns).chain(&original.locals) {
+            let mut var = self.variables[*v].clone();
+            var.scope = match var.scope {
+                Scope::Param(_) => Scope::Param(id),
+                Scope::Return(_) => Scope::Return(id),
+                Scope::Local(_) => Scope::Local(id),
+                Scope::Global => Scope::Global,
+            };
+            map.insert(*v, self.variables.push(var));
+        }
+        let mut vars = |v: VarId| map.get(&v).copied().unwrap_or(v);
+        let mut procs = |q: ProcId| q;
+        let mut copy = original.clone();
+        copy.name = self.procedures[id].name.clone();
+        copy.params = original.params.iter().map(|v| vars(*v)).collect();
+        copy.returns = original.returns.iter().map(|v| vars(*v)).collect();
+        copy.locals = original.locals.iter().map(|v| vars(*v)).collect();
+        for (_, block) in copy.blocks.iter_mut() {
+            block.commands = block.commands.iter().map(|c| c.map(&mut vars, &mut procs)).collect();
+        }
+        for contract in copy.requires.iter_mut().chain(copy.ensures.iter_mut()) {
+            contract.expr = contract.expr.map_vars(&mut vars);
+        }
+        self.procedures[id] = copy;
+        for (old, new) in &map {
+            if let Some(a) = self.addresses.get(old).cloned() {
+                self.addresses.insert(*new, a);
+            }
+            if let Some(r) = self.nondet_ranges.get(old).copied() {
+                self.nondet_ranges.insert(*new, r);
+            }
+            if let Some(r) = self.record_bases.get(old).cloned() {
+                self.record_bases.insert(*new, r);
+            }
+            if let Some(e) = self.inside.get(old).cloned() {
+                self.inside.insert(*new, e.map_vars(&mut |v| map.get(&v).copied().unwrap_or(v)));
+            }
+        }
+        if let Some(markers) = self.reach_markers.get(&p).cloned() {
+            self.reach_markers.insert(id, markers);
+        }
+        (id, map)
+    }
+}
+
+impl super::Procedure {
+    /// The C function a procedure was lowered from: its name without the
+    /// suffix of a copy made by [`super::Program::clone_procedure`].
+    pub fn source_name(name: &str) -> &str {
+        match name.rfind(CLONE_SUFFIX) {
+            Some(i) if name[i + CLONE_SUFFIX.len()..].bytes().all(|b| b.is_ascii_digit()) => &name[..i],
+            _ => name,
+        }
+    }
+}

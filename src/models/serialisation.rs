@@ -39,7 +39,8 @@
 //! registration of it stored in a structure variable has a sibling in that
 //! variable's `ping` field (some entry point of the driver is stored there):
 //! the kernel calls the function one way or another depending on whether
-//! the structure provides the other operation.
+//! the structure provides the other operation. `requires-field="watchdog_ops.ping"`
+//! asks it only of the registrations in a `watchdog_ops`.
 //! `unless-reaches="f m"` (for the relations that remove pairs) exempts
 //! an entry point from the rule when its code reaches (directly or through
 //! the driver's functions, as lowered) a call of the function `f` or a use
@@ -234,7 +235,9 @@ pub struct SerialisationRule {
     /// `requires-field="ping"`: an entry point matches only when every
     /// registration of it stored in a structure variable (`holder`) has a
     /// sibling: the same variable also stores a function of the driver in
-    /// that field (a `watchdog_ops` with `.ping` set).
+    /// that field (a `watchdog_ops` with `.ping` set). Written
+    /// `watchdog_ops.ping`, it asks only of the registrations in that
+    /// structure, and the rule's other entry points match as usual.
     pub requires_field: Option<String>,
     /// The kernel version the rule was checked against.
     pub kernel: String,

@@ -788,7 +788,7 @@ impl<'a> Exec<'a> {
         let mut incoming: Vec<Vec<(TermId, State)>> = vec![Vec::new(); keys.len()];
         incoming[0].push((reach, frame));
         let mut exits: Vec<(TermId, State)> = Vec::new();
-        let name = proc.name.clone();
+        let name = crate::ir::Procedure::source_name(&proc.name).to_string();
         for &n in order {
             if self.over_budget() {
                 // The pair is unknown: nothing after this is used.

@@ -200,7 +200,7 @@ pub fn build(program: &Program, pairs: &[Pair], held: &[Vec<String>], verdicts: 
 fn entry_accesses(program: &Program, root: crate::ir::ProcId, facts: &BTreeMap<CommandAt, AccessFacts>) -> Vec<AccessHint> {
     let mut out = Vec::new();
     for procedure in program.reachable(root) {
-        let function = &program.procedures[procedure].name;
+        let function = crate::ir::Procedure::source_name(&program.procedures[procedure].name);
         for (block, b) in program.procedures[procedure].blocks.iter() {
             for (index, c) in b.commands.iter().enumerate() {
                 let (Command::Load { region, access, span, .. } | Command::Store { region, access, span, .. }) = c else {
@@ -217,7 +217,7 @@ fn entry_accesses(program: &Program, root: crate::ir::ProcId, facts: &BTreeMap<C
                 let at = facts.get(&CommandAt { procedure, block, index });
                 out.push(AccessHint {
                     span: span.clone(),
-                    function: function.clone(),
+                    function: function.to_string(),
                     region,
                     write,
                     atomic: *access == AccessKind::Atomic,

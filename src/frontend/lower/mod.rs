@@ -39,6 +39,7 @@ mod constant_pointers;
 mod context;
 mod external;
 mod field_targets;
+mod fresh_callees;
 pub(crate) mod expr;
 mod layout;
 mod locks;
@@ -212,11 +213,11 @@ pub fn lower_unit<'t>(
             context::lower_function_with(&mut program, &mut shared, *f, id, binding);
         }
     }
-    let Shared { regions, mut warnings, mut stats, bit_locks, privacy, reach_markers, .. } = shared;
+    let Shared { regions, mut warnings, mut stats, bit_locks, mut privacy, reach_markers, .. } = shared;
     program.reach_markers = reach_markers;
     let (regions, merges) = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
-    let private = mark_private(&mut program, &privacy, models, entry_points);
+    let private = mark_private(&mut program, &mut privacy, models, entry_points);
     // The addresses inside an object, for the precise phase's separation.
     program.inside = privacy.within.iter().cloned().collect();
     // The kernel functions' results (uninterpreted), for the precise
@@ -244,7 +245,7 @@ pub fn lower_unit<'t>(
 /// only if every registration of its function says so.
 fn mark_private(
     program: &mut Program,
-    facts: &crate::analyses::private::Facts,
+    facts: &mut crate::analyses::private::Facts,
     models: &KernelModels,
     entry_points: &DriverEntryPoints,
 ) -> crate::analyses::private::PrivateReport {
@@ -280,7 +281,8 @@ fn mark_private(
         .map(|(id, _)| id)
         .collect();
     let entries: Vec<ProcId> = program.entry_points.values().map(|e| e.procedure).collect();
-    let found = analyse(program, facts, opaque, &entries, &params);
+    let seeds = fresh_callees::specialise(program, facts, &opaque, &entries, &params);
+    let found = analyse(program, facts, opaque, &entries, &params, &seeds);
     apply(program, &found);
     found.report
 }

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * freshcallee_fixed.c - a sampler of two sources whose timer reports and
+ * refreshes the newest one.
+ *
+ * Fixed twin of freshcallee_race.c (case: a fresh allocation initialised
+ * by a helper before its publication, issue 14). module_init adds a
+ * source, starts the timer, then adds a second one: fc_add allocates a
+ * source, has fc_fill fill it in without a lock, and only then publishes
+ * it in cur under the lock. The timer reads the newest source through cur
+ * and refreshes it with the same helper, under the lock. fc_fill's writes
+ * are private at fc_add's call (the object is not published yet and
+ * fc_fill does not publish it) and locked at the timer's: the lowering
+ * copies the helper for the fresh call (src/frontend/lower/fresh_callees.rs),
+ * so that only the copy's accesses are left unchecked.
+ * Expected: every pair proven race-free.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/jiffies.h>
+
+struct fc_source {
+	int id;
+	int val;
+};
+
+static DEFINE_SPINLOCK(fc_lock);	/* guards cur, seen and the published sources */
+static struct fc_source *cur;
+static struct fc_source *first;
+static int seen;
+static struct timer_list fc_timer;
+
+/* Fills in a source: the caller holds fc_lock or owns the source alone. */
+static void fc_fill(struct fc_source *s, int id, int val)
+{
+	s->id = id;
+	s->val = val;
+}
+
+// @expect entry-point fc_tick timer timer_setup
+static void fc_tick(struct timer_list *t)
+{
+	spin_lock(&fc_lock);
+	if (cur) {
+		seen = cur->val + cur->id;
+		fc_fill(cur, cur->id, seen);
+	}
+	spin_unlock(&fc_lock);
+	mod_timer(&fc_timer, jiffies + HZ);
+}
+
+// @expect proven fc_init fc_tick
+
+/* Allocates and fills in a source, then publishes it. */
+static struct fc_source *fc_add(int id)
+{
+	struct fc_source *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	fc_fill(s, id, 42);
+	spin_lock_bh(&fc_lock);
+	cur = s;
+	spin_unlock_bh(&fc_lock);
+	return s;
+}
+
+// @expect init fc_init
+// @expect entry-point fc_init module-init module_init
+static int __init fc_init(void)
+{
+	first = fc_add(0);
+	if (!first)
+		return -ENOMEM;
+	timer_setup(&fc_timer, fc_tick, 0);
+	mod_timer(&fc_timer, jiffies + HZ);
+	if (!fc_add(1))
+		return -ENOMEM;
+	return 0;
+}
+
+// @expect entry-point fc_exit module-exit module_exit
+static void __exit fc_exit(void)
+{
+	timer_shutdown_sync(&fc_timer);
+	if (cur != first)
+		kfree(cur);
+	kfree(first);
+}
+
+module_init(fc_init);
+module_exit(fc_exit);
+
+MODULE_DESCRIPTION("racewatch race corpus: a fresh allocation initialised by a helper before its publication");
+MODULE_LICENSE("GPL");
