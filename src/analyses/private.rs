@@ -156,9 +156,24 @@ pub struct FreshCall {
 /// The calls that pass unpublished fresh objects to parameters their
 /// callees never publish, given the parameters already seeded.
 pub fn fresh_calls(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entries: &[ProcId], params: &[PrivateParam], seeds: &[FreshParam]) -> Vec<FreshCall> {
-    let (st, _) = values(program, facts, opaque, entries, params);
+    let (st, sources) = values(program, facts, opaque, entries, params);
     let entry_set: BTreeSet<ProcId> = entries.iter().copied().collect();
-    fresh_sites(&st, facts, &entry_set, seeds).1
+    // An object that never escapes is private everywhere already (the
+    // flow-insensitive rule); seeding for it would only split the callee's
+    // other calls off, leaving them fewer private sources.
+    let escaped: BTreeSet<VarId> = escaped_sources(&st, facts, &entry_set)
+        .into_iter()
+        .filter_map(|s| match sources.get(s as usize) {
+            Some((Source::Allocation(v) | Source::Local(v), _)) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let mut calls = fresh_sites(&st, facts, &entry_set, seeds).1;
+    for call in &mut calls {
+        call.params.retain(|(_, source)| escaped.contains(source));
+    }
+    calls.retain(|c| !c.params.is_empty());
+    calls
 }
 
 /// What the analysis found, for `--verbose` and the tests.
@@ -386,6 +401,49 @@ fn values<'a>(program: &'a Program, facts: &Facts, opaque: BTreeSet<FuncId>, ent
 /// The escapes, then the private accesses of both rules.
 fn escapes_and_sites(st: &State<'_>, sources: &[(Source, String)], facts: &Facts, entry_set: &BTreeSet<ProcId>, seeds: &[FreshParam]) -> PrivateAccesses {
     let program = st.program;
+    let escaped = escaped_sources(st, facts, entry_set);
+    // The private accesses.
+    let mut sites = BTreeSet::new();
+    let escaped_locals = escaped.iter().filter(|s| matches!(sources.get(**s as usize), Some((Source::Local(_), _)))).count();
+    let mut report = PrivateReport { sources: sources.len(), escaped: escaped.len(), escaped_locals, ..PrivateReport::default() };
+    for (id, p) in program.procedures.iter() {
+        for (bid, b) in p.blocks.iter() {
+            for (i, c) in b.commands.iter().enumerate() {
+                let address = match c {
+                    Command::Load { address, access: AccessKind::Plain, .. } | Command::Store { address, access: AccessKind::Plain, .. } => address,
+                    _ => continue,
+                };
+                let a = st.eval(address);
+                if a.unknown || a.sources.is_empty() || a.sources.iter().any(|s| escaped.contains(s)) {
+                    continue;
+                }
+                sites.insert((id, bid, i));
+                report.accesses += 1;
+                let first = a.sources.iter().next().map(|s| sources[*s as usize].1.clone()).unwrap_or_default();
+                let kind = first.split(" (").next().unwrap_or_default().to_string();
+                let label = if kind == "per-call argument" { first } else { kind };
+                *report.by_source.entry(label).or_default() += 1;
+            }
+        }
+    }
+    // The flow-sensitive rule: accesses to a fresh allocation or an
+    // address-taken local before it may be published.
+    for (site, source) in fresh_sites(st, facts, entry_set, seeds).0 {
+        if sites.insert(site) {
+            report.accesses += 1;
+            let label = match sources.get(source as usize) {
+                Some((Source::Local(_), _)) => "address-taken local before publication",
+                _ => "fresh allocation before publication",
+            };
+            *report.by_source.entry(label.to_string()).or_default() += 1;
+        }
+    }
+    PrivateAccesses { sites, report }
+}
+
+/// The sources that escape, flow-insensitively (module comment).
+fn escaped_sources(st: &State<'_>, facts: &Facts, entry_set: &BTreeSet<ProcId>) -> BTreeSet<u32> {
+    let program = st.program;
     // Escapes, and the edges "stored into".
     let mut escaped: BTreeSet<u32> = BTreeSet::new();
     let mut edges: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
@@ -438,43 +496,7 @@ fn escapes_and_sites(st: &State<'_>, sources: &[(Source, String)], facts: &Facts
             }
         }
     }
-    // The private accesses.
-    let mut sites = BTreeSet::new();
-    let escaped_locals = escaped.iter().filter(|s| matches!(sources.get(**s as usize), Some((Source::Local(_), _)))).count();
-    let mut report = PrivateReport { sources: sources.len(), escaped: escaped.len(), escaped_locals, ..PrivateReport::default() };
-    for (id, p) in program.procedures.iter() {
-        for (bid, b) in p.blocks.iter() {
-            for (i, c) in b.commands.iter().enumerate() {
-                let address = match c {
-                    Command::Load { address, access: AccessKind::Plain, .. } | Command::Store { address, access: AccessKind::Plain, .. } => address,
-                    _ => continue,
-                };
-                let a = st.eval(address);
-                if a.unknown || a.sources.is_empty() || a.sources.iter().any(|s| escaped.contains(s)) {
-                    continue;
-                }
-                sites.insert((id, bid, i));
-                report.accesses += 1;
-                let first = a.sources.iter().next().map(|s| sources[*s as usize].1.clone()).unwrap_or_default();
-                let kind = first.split(" (").next().unwrap_or_default().to_string();
-                let label = if kind == "per-call argument" { first } else { kind };
-                *report.by_source.entry(label).or_default() += 1;
-            }
-        }
-    }
-    // The flow-sensitive rule: accesses to a fresh allocation or an
-    // address-taken local before it may be published.
-    for (site, source) in fresh_sites(st, facts, entry_set, seeds).0 {
-        if sites.insert(site) {
-            report.accesses += 1;
-            let label = match sources.get(source as usize) {
-                Some((Source::Local(_), _)) => "address-taken local before publication",
-                _ => "fresh allocation before publication",
-            };
-            *report.by_source.entry(label.to_string()).or_default() += 1;
-        }
-    }
-    PrivateAccesses { sites, report }
+    escaped
 }
 
 /// What an expression's value is derived from, for the flow-sensitive
