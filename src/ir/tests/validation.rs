@@ -245,3 +245,36 @@ fn debug_validate_panics_with_the_errors() {
     example.program.procedures[example.dev_read].entry = BlockId::from_u32(42);
     debug_validate(&example.program);
 }
+
+#[test]
+fn a_cloned_procedure_is_valid_and_has_its_own_variables() {
+    let mut example = example();
+    let original = example.dev_read;
+    let (copy, map) = example.program.clone_procedure(original);
+    assert_eq!(validate(&example.program), Ok(()));
+    let (a, b) = (&example.program.procedures[original], &example.program.procedures[copy]);
+    assert_eq!(Procedure::source_name(&b.name), a.name);
+    assert_ne!(b.name, a.name);
+    assert_eq!(a.blocks.len(), b.blocks.len());
+    // Every variable of the original is renamed, and the copy names none
+    // of them.
+    for v in a.params.iter().chain(&a.returns).chain(&a.locals) {
+        let new = map[v];
+        assert_eq!(example.program.variables[new].scope.procedure(), Some(copy));
+    }
+    let theirs: std::collections::BTreeSet<VarId> = a.params.iter().chain(&a.returns).chain(&a.locals).copied().collect();
+    for block in b.blocks.values() {
+        for c in &block.commands {
+            let mut seen = Vec::new();
+            let _ = c.map(&mut |v| {
+                seen.push(v);
+                v
+            }, &mut |p| p);
+            assert!(seen.iter().all(|v| !theirs.contains(v)), "the copy uses the original's variables: {c:?}");
+        }
+    }
+    // A second copy gets another name.
+    let (second, _) = example.program.clone_procedure(original);
+    assert_ne!(example.program.procedures[second].name, example.program.procedures[copy].name);
+    assert_eq!(validate(&example.program), Ok(()));
+}
