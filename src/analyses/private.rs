@@ -156,21 +156,20 @@ pub struct FreshCall {
 /// The calls that pass unpublished fresh objects to parameters their
 /// callees never publish, given the parameters already seeded.
 pub fn fresh_calls(program: &Program, facts: &Facts, opaque: BTreeSet<FuncId>, entries: &[ProcId], params: &[PrivateParam], seeds: &[FreshParam]) -> Vec<FreshCall> {
-    let (st, sources) = values(program, facts, opaque, entries, params);
+    let (st, _) = values(program, facts, opaque, entries, params);
     let entry_set: BTreeSet<ProcId> = entries.iter().copied().collect();
-    // An object that never escapes is private everywhere already (the
-    // flow-insensitive rule); seeding for it would only split the callee's
-    // other calls off, leaving them fewer private sources.
-    let escaped: BTreeSet<VarId> = escaped_sources(&st, facts, &entry_set)
-        .into_iter()
-        .filter_map(|s| match sources.get(s as usize) {
-            Some((Source::Allocation(v) | Source::Local(v), _)) => Some(*v),
-            _ => None,
-        })
-        .collect();
+    // A parameter whose values are all private objects already (the
+    // flow-insensitive rule: derived from sources only, none of which
+    // escapes) needs no seed; splitting the call off would leave the
+    // callee's other calls fewer private sources (only a null pointer, say).
+    let escaped = escaped_sources(&st, facts, &entry_set);
+    let private = |q: ProcId, j: usize| {
+        let v = &st.vals[program.procedures[q].params[j].as_u32() as usize];
+        !v.unknown && !v.sources.is_empty() && v.sources.iter().all(|s| !escaped.contains(s))
+    };
     let mut calls = fresh_sites(&st, facts, &entry_set, seeds).1;
     for call in &mut calls {
-        call.params.retain(|(_, source)| escaped.contains(source));
+        call.params.retain(|(j, _)| !private(call.callee, *j));
     }
     calls.retain(|c| !c.params.is_empty());
     calls

@@ -20,7 +20,11 @@
 //! never publishes (`publishing_params`: no store of it elsewhere than into
 //! its own object, no model, external call or function pointer that may
 //! keep it, no callee that may publish it), of a callee the kernel never
-//! calls itself (not an entry point). Such a parameter is **seeded**: the
+//! calls itself (not an entry point), unless the flow-insensitive rule
+//! makes the parameter's accesses private already (every value it gets is
+//! an object that never escapes: splitting such a call off would leave the
+//! callee's other calls fewer private sources, a null pointer alone, say).
+//! Such a parameter is **seeded**: the
 //! callee's own forward must-analysis starts with it holding the object,
 //! so its accesses through it are private up to a command that may publish
 //! the object. A callee with one call site is seeded as it is; a callee
