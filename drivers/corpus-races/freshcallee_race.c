@@ -31,8 +31,8 @@ static struct timer_list fc_timer;
 /* Fills in a source: the caller holds fc_lock or owns the source alone. */
 static void fc_fill(struct fc_source *s, int id, int val)
 {
-	s->id = id;
-	s->val = val;
+	s->id = id;		/* @racy: written after fc_add published s */
+	s->val = val;		/* @racy: written after fc_add published s */
 }
 
 // @expect entry-point fc_tick timer timer_setup
@@ -40,8 +40,8 @@ static void fc_tick(struct timer_list *t)
 {
 	spin_lock(&fc_lock);
 	if (cur) {
-		seen = cur->val + cur->id;	/* @racy: may read the value while fc_add's fc_fill writes it */
-		fc_fill(cur, cur->id, seen);
+		seen = cur->val + cur->id;	/* @racy: may read the source while fc_add's fc_fill writes it */
+		fc_fill(cur, cur->id, seen);	/* @racy: reads the id fc_add's fc_fill may be writing */
 	}
 	spin_unlock(&fc_lock);
 	mod_timer(&fc_timer, jiffies + HZ);
@@ -49,6 +49,8 @@ static void fc_tick(struct timer_list *t)
 
 // @expect race fc_tick fc_init "struct fc_source.val"
 // @expect confirmed fc_tick fc_init "struct fc_source.val"
+// @expect race fc_tick fc_init "struct fc_source.id"
+// @expect confirmed fc_tick fc_init "struct fc_source.id"
 
 /* Allocates a source, publishes it, then fills it in. */
 static struct fc_source *fc_add(int id)
