@@ -106,6 +106,11 @@ pub(super) fn specialise(program: &mut Program, facts: &mut Facts, opaque: &BTre
     loop {
         let sites = call_sites(program);
         seeds.retain(|s| sites.get(&s.procedure) == Some(&1));
+        // Nothing left to justify: no second run of the analysis (most
+        // drivers seed nothing).
+        if seeds.is_empty() {
+            return seeds;
+        }
         let calls = fresh_calls(program, facts, opaque.clone(), entries, params, &seeds);
         let before = seeds.len();
         seeds.retain(|s| calls.iter().any(|c| c.callee == s.procedure && c.params.contains(&(s.index, s.source))));
