@@ -807,6 +807,50 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             Extent::SizeArg(i) => values.get(i).cloned(),
             Extent::Pointee | Extent::Unbounded => None,
         };
+        // A sized effect touches nothing when its size is not positive
+        // (`memcpy(d, s, 0)`, a command with no input buffer): the access
+        // is made only on the branch where it is, so that a call with an
+        // empty range does not block the path that makes it.
+        let join = match &size {
+            Some(Expr::Int(n)) if *n <= 0 => return,
+            Some(Expr::Int(_)) | None => None,
+            Some(n) => {
+                let (then_block, else_block) = self.b.branch(Expr::gt(n.clone(), Expr::int(0)), None);
+                let join = self.b.new_block();
+                self.b.switch_to(else_block);
+                self.b.goto([join]);
+                self.b.switch_to(then_block);
+                Some(join)
+            }
+        };
+        let whole_object = match extent {
+            Extent::Pointee => false,
+            Extent::SizeArg(_) | Extent::Unbounded => true,
+        };
+        self.sized_effect(function, cursor, inner, address, size, whole_object, field, skip, write, access, span);
+        if let Some(join) = join {
+            self.b.goto([join]);
+            self.b.switch_to(join);
+        }
+    }
+
+    /// [`Self::memory_effect`]'s access itself, once the size is known to
+    /// be positive (or absent).
+    #[allow(clippy::too_many_arguments)]
+    fn sized_effect(
+        &mut self,
+        function: &str,
+        cursor: Cursor<'t>,
+        inner: Cursor<'t>,
+        address: &Expr,
+        size: Option<Expr>,
+        whole_object: bool,
+        field: Option<&str>,
+        skip: &[std::ops::Range<u64>],
+        write: bool,
+        access: AccessKind,
+        span: Option<crate::diagnostics::Span>,
+    ) {
         if let Some(key) = self.local_object(inner) {
             let a = self.havoc();
             self.s.privacy.within.push((a, address.clone()));
@@ -820,10 +864,6 @@ impl<'t> FnLower<'_, '_, '_, 't> {
             return;
         }
         let Some(pointee) = layout::pointee(inner.ty()) else { return };
-        let whole_object = match extent {
-            Extent::Pointee => false,
-            Extent::SizeArg(_) | Extent::Unbounded => true,
-        };
         match layout::shape(pointee) {
             Shape::Scalar if !whole_object => {
                 let place = self.argument_scalar_place(inner, address.clone(), pointee);

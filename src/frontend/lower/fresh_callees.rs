@@ -136,7 +136,7 @@ fn call_sites(program: &Program) -> BTreeMap<ProcId, usize> {
 }
 
 /// The lowering's facts about the original's variables, for the copy's.
-fn copy_facts(facts: &mut Facts, from: ProcId, to: ProcId, map: &BTreeMap<VarId, VarId>) {
+pub(super) fn copy_facts(facts: &mut Facts, from: ProcId, to: ProcId, map: &BTreeMap<VarId, VarId>) {
     let mut rename = |v: VarId| map.get(&v).copied().unwrap_or(v);
     let mentions = |e: &crate::ir::Expr| e.variables().iter().any(|v| map.contains_key(v));
     let allocations: Vec<_> = facts.allocations.iter().filter_map(|(v, n)| Some((*map.get(v)?, n.clone()))).collect();

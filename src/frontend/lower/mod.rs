@@ -37,6 +37,7 @@ mod owned_bits;
 mod calls;
 mod constant_pointers;
 mod context;
+mod const_callees;
 mod external;
 mod field_targets;
 mod fresh_callees;
@@ -217,6 +218,11 @@ pub fn lower_unit<'t>(
     program.reach_markers = reach_markers;
     let (regions, merges) = regions.finish(&mut program);
     bitlocks::settle(&mut program, &bit_locks, &mut warnings, &mut stats);
+    // After the bit locks are settled (their sites are recorded commands),
+    // before the private analysis (which copies callees of its own).
+    let contexts = const_callees::specialise(&mut program, &mut privacy);
+    stats.constant_contexts = contexts.constrained;
+    stats.constant_copies = contexts.copies;
     let private = mark_private(&mut program, &mut privacy, models, entry_points);
     // The addresses inside an object, for the precise phase's separation.
     program.inside = privacy.within.iter().cloned().collect();

@@ -61,6 +61,11 @@ pub struct LoweringStats {
     pub address_taken_locals: usize,
     /// Functions specialised for the locks their callers pass.
     pub specialisations: usize,
+    /// Calling contexts given the constants their calls pass
+    /// (src/frontend/lower/const_callees.rs), and the copies among them.
+    pub constant_contexts: usize,
+    /// Procedures copied for one calling context's constants.
+    pub constant_copies: usize,
     /// Addresses of scalars and arrays passed to a kernel function model
     /// that keeps no pointer, kept in their own regions instead of merged.
     pub unescaped_arguments: usize,
@@ -101,6 +106,8 @@ impl LoweringStats {
             ("lock annotations".into(), self.lock_annotations),
             ("locals in memory".into(), self.address_taken_locals),
             ("lock specialisations".into(), self.specialisations),
+            ("constant calling contexts".into(), self.constant_contexts),
+            ("constant context copies".into(), self.constant_copies),
             ("unescaped model arguments".into(), self.unescaped_arguments),
             ("external functions".into(), self.external_functions.len()),
         ];
