@@ -9,7 +9,9 @@
  * the constant to `inner` (a second round); `unbranched` branches on no
  * parameter and is left alone. `clear` is called with a length of 0: its
  * memset writes only on the branch where the length is positive, so the
- * store after it stays reachable.
+ * store after it stays reachable. `flags` gets integer constant
+ * expressions, passed as their values converted to the parameter's type
+ * (5 and 0xffffffff).
  */
 static int level;
 
@@ -21,6 +23,7 @@ static void outer(int v) { level++; inner(v); }
 static void unbranched(int v) { level = v; }
 static void clear(char *buf, unsigned long n) { __builtin_memset(buf, 0, n); level = 0; }
 static char scratch[16];
+static void flags(unsigned int f) { if (f > 4) level = 2; }
 
 void caller_a(int x)
 {
@@ -30,6 +33,7 @@ void caller_a(int x)
 	outer(0);
 	unbranched(0);
 	clear(scratch, 0);
+	flags((1u << 2) | 1u);
 }
 
 void caller_b(int x)
@@ -40,4 +44,5 @@ void caller_b(int x)
 	outer(x);
 	unbranched(1);
 	clear(scratch, 0);
+	flags(~0);
 }

@@ -217,12 +217,21 @@ impl<'t> FnLower<'_, '_, '_, 't> {
     }
 
     fn procedure_call(&mut self, c: Cursor<'t>, procedure: ProcId, args: &[Cursor<'t>]) -> Expr {
-        let values = self.evaluate_all(args);
+        let mut values = self.evaluate_all(args);
+        // An integer constant expression (`BIT(3)`, `~0`, `-EINVAL`,
+        // `FLAG_A | FLAG_B`) is passed as its value, converted to the
+        // argument's type as C converts it, so that the callee's calling
+        // contexts see the constant (const_callees.rs) where the lowering
+        // left bit operations or conversions uninterpreted.
+        for (value, arg) in values.iter_mut().zip(args) {
+            if let Some(k) = integer_constant_argument(*arg) {
+                *value = Expr::int(k);
+            }
+        }
         let (params, returns) = {
             let p = &self.b.program().procedures[procedure];
             (p.params.len(), p.returns.len())
         };
-        let mut values = values;
         // Variadic arguments beyond the parameters are evaluated, not
         // passed: what the callee does with them is unknown.
         self.keep(values.iter().skip(params).cloned());
@@ -1170,4 +1179,23 @@ fn callback_names(c: Cursor<'_>) -> Option<Vec<String>> {
         }
         _ => None,
     }
+}
+
+/// The value of a call argument that is an integer constant expression
+/// reading nothing, converted to the argument's integer type (modulo
+/// 2^bits into the type's range, as C converts to an unsigned type and as
+/// GCC converts to a signed one; a `_Bool` is 0 or 1); none for any other
+/// argument.
+fn integer_constant_argument(arg: Cursor<'_>) -> Option<i128> {
+    let ty = arg.ty();
+    if !layout::is_integral(ty) {
+        return None;
+    }
+    let k = super::expr::constant_condition(arg)?;
+    if layout::is_bool(ty) {
+        return Some(i128::from(k != 0));
+    }
+    let (lo, hi) = layout::integer_range(ty);
+    let span = hi - lo + 1;
+    Some((k - lo).rem_euclid(span) + lo)
 }

@@ -32,7 +32,8 @@
 //! constant passed on through a helper's own parameter follows. At most
 //! [`MAX_COPIES`] copies per driver, of procedures of at most
 //! [`MAX_COMMANDS`] commands; beyond the bounds the calls keep their
-//! callee, which is checked for every context as before.
+//! callee, which is checked for every context as before. Recursive
+//! procedures (on a cycle of calls) are left alone.
 //!
 //! # Soundness
 //!
@@ -105,12 +106,16 @@ pub(super) fn specialise(program: &mut Program, facts: &mut Facts) -> ConstantCo
     let mut done = ConstantContexts::default();
     // The constants each constrained procedure's parameters hold on entry.
     let mut known: BTreeMap<ProcId, BTreeMap<VarId, Constant>> = BTreeMap::new();
+    // A recursive procedure calls itself with other arguments: a copy
+    // would only separate its outermost call, and the precise phase's
+    // recursion bound would count the copy and the original apart.
+    let recursive = recursive_procedures(program);
     for _ in 0..ROUNDS {
         let mut changed = false;
         let calls = calls_by_callee(program);
         let procedures: Vec<ProcId> = program.procedures.iter().map(|(id, _)| id).collect();
         for q in procedures {
-            if !program.procedures[q].body {
+            if !program.procedures[q].body || recursive.contains(&q) {
                 continue;
             }
             let Some(sites) = calls.get(&q) else { continue };
@@ -186,6 +191,31 @@ pub(super) fn specialise(program: &mut Program, facts: &mut Facts) -> ConstantCo
         }
     }
     done
+}
+
+/// The procedures on a cycle of calls (a strongly connected component of
+/// the call graph with two or more procedures, or one that calls itself).
+fn recursive_procedures(program: &Program) -> BTreeSet<ProcId> {
+    use petgraph::graph::{DiGraph, NodeIndex};
+    let mut graph: DiGraph<ProcId, ()> = DiGraph::new();
+    let nodes: BTreeMap<ProcId, NodeIndex> = program.procedures.iter().map(|(p, _)| (p, graph.add_node(p))).collect();
+    let mut out = BTreeSet::new();
+    for (p, procedure) in program.procedures.iter() {
+        for c in procedure.blocks.values().flat_map(|b| &b.commands) {
+            if let Command::Call { procedure: callee, .. } = c {
+                if *callee == p {
+                    out.insert(p);
+                }
+                graph.add_edge(nodes[&p], nodes[callee], ());
+            }
+        }
+    }
+    for component in petgraph::algo::tarjan_scc(&graph) {
+        if component.len() > 1 {
+            out.extend(component.iter().map(|n| graph[*n]));
+        }
+    }
+    out
 }
 
 /// The call commands naming each procedure.
