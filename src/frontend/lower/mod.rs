@@ -38,6 +38,7 @@ mod calls;
 mod constant_pointers;
 mod context;
 mod const_callees;
+mod effects;
 mod external;
 mod field_targets;
 mod fresh_callees;
