@@ -38,9 +38,12 @@
 //! # Soundness
 //!
 //! Exact: an `assume p == c` is added only to a procedure all of whose
-//! call sites pass `c` for `p`, so it drops no execution. Later copies of
-//! a caller copy its call commands with the same arguments, so the
-//! property survives them; an argument read from a caller's variable is
+//! call sites pass `c` for `p`, so it drops no execution. The call sites
+//! of a round include those of the copies made in it (a copy of a caller
+//! may know other constants for the variables its calls pass), and the
+//! assumptions go in at the end of the round, so that no recorded call
+//! moves. Later copies of a caller copy its call commands with the same
+//! arguments, so the property survives them; an argument read from a caller's variable is
 //! constant only when nothing else assigns it (a variable is assigned only
 //! by commands of its procedure) and its one assignment, a copy of a
 //! constant, runs before the call (in the entry block, which runs first,
@@ -112,13 +115,16 @@ pub(super) fn specialise(program: &mut Program, facts: &mut Facts) -> ConstantCo
     let recursive = recursive_procedures(program);
     for _ in 0..ROUNDS {
         let mut changed = false;
-        let calls = calls_by_callee(program);
+        // Call sites stay where they are during a round: the assumptions
+        // are put in at its end, and a copy's own calls are added here.
+        let mut calls = calls_by_callee(program);
+        let mut pending: Vec<(ProcId, Vec<Command>)> = Vec::new();
         let procedures: Vec<ProcId> = program.procedures.iter().map(|(id, _)| id).collect();
         for q in procedures {
             if !program.procedures[q].body || recursive.contains(&q) {
                 continue;
             }
-            let Some(sites) = calls.get(&q) else { continue };
+            let Some(sites) = calls.get(&q).cloned() else { continue };
             let relevant = relevant_params(program, q);
             if relevant.is_empty() {
                 continue;
@@ -127,7 +133,7 @@ pub(super) fn specialise(program: &mut Program, facts: &mut Facts) -> ConstantCo
             // parameters that this procedure does not assume already.
             let already = known.get(&q).cloned().unwrap_or_default();
             let mut groups: BTreeMap<Vec<Option<Constant>>, Vec<CallAt>> = BTreeMap::new();
-            for &at in sites {
+            for &at in &sites {
                 let Some(Command::Call { args, .. }) = program.procedures[at.0].blocks[at.1].commands.get(at.2) else { continue };
                 let key: Vec<Option<Constant>> = relevant
                     .iter()
@@ -167,6 +173,15 @@ pub(super) fn specialise(program: &mut Program, facts: &mut Facts) -> ConstantCo
                         *procedure = copy;
                     }
                 }
+                // The copy calls what the original calls, with the same
+                // arguments: its call sites count for its callees' groups.
+                for (b, block) in program.procedures[copy].blocks.iter() {
+                    for (i, c) in block.commands.iter().enumerate() {
+                        if let Command::Call { procedure: callee, .. } = c {
+                            calls.entry(*callee).or_default().push((copy, b, i));
+                        }
+                    }
+                }
                 let inherited: BTreeMap<VarId, Constant> = already.iter().filter_map(|(v, c)| Some((*map.get(v)?, *c))).collect();
                 known.insert(copy, inherited);
                 done.copies += 1;
@@ -180,11 +195,14 @@ pub(super) fn specialise(program: &mut Program, facts: &mut Facts) -> ConstantCo
                     assumptions.push(Command::Assume { cond: Expr::eq(Expr::var(param), constant.expr()), span: None });
                     known.entry(target).or_default().insert(param, *constant);
                 }
-                let entry = program.procedures[target].entry;
-                program.procedures[target].blocks[entry].commands.splice(0..0, assumptions);
+                pending.push((target, assumptions));
                 done.constrained += 1;
                 changed = true;
             }
+        }
+        for (target, assumptions) in pending {
+            let entry = program.procedures[target].entry;
+            program.procedures[target].blocks[entry].commands.splice(0..0, assumptions);
         }
         if !changed {
             break;
